@@ -1,0 +1,133 @@
+package foley
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// DecodeCandidates reads a shortlist: a JSON array of candidates, or one
+// candidate object per line (JSON Lines). name labels the input in errors,
+// which say where the problem is (line and column for broken JSON, the
+// candidate and the field path for a wrong value) and are Invalid.
+// Unknown fields are ignored.
+func DecodeCandidates(r io.Reader, name string) ([]Candidate, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, Errorf(Invalid, "%s: %w", name, err)
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, Errorf(Invalid, "%s: empty; want a JSON array of candidates", name)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	array := trimmed[0] == '['
+	if array {
+		if _, err := dec.Token(); err != nil {
+			return nil, jsonError(name, data, dec, 0, err)
+		}
+	}
+	var out []Candidate
+	for i := 1; ; i++ {
+		if array && !dec.More() {
+			break
+		}
+		var c Candidate
+		start := dec.InputOffset()
+		if err := dec.Decode(&c); err == io.EOF && !array {
+			break
+		} else if err != nil {
+			return nil, jsonError(name, data, dec, i, err)
+		}
+		if c.Sound.ID == "" {
+			line, _ := position(data, start)
+			return nil, Errorf(Invalid, "%s: candidate %d (line %d): sound.id is empty; want a JSON array of candidates, each with a sound that has an id", name, i, line)
+		}
+		out = append(out, c)
+	}
+	if array {
+		if _, err := dec.Token(); err != nil {
+			return nil, jsonError(name, data, dec, 0, err)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			line, col := position(data, dec.InputOffset())
+			return nil, Errorf(Invalid, "%s:%d:%d: unexpected data after the array", name, line, col)
+		}
+	}
+	return out, nil
+}
+
+// jsonError turns an encoding/json error into a message that names the
+// input, the place and the problem. i is the candidate's 1-based number, or
+// 0 outside any candidate.
+func jsonError(name string, data []byte, dec *json.Decoder, i int, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		line, col := position(data, syn.Offset)
+		return Errorf(Invalid, "%s:%d:%d: invalid JSON: %s", name, line, col, strings.TrimPrefix(syn.Error(), "json: "))
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return Errorf(Invalid, "%s: invalid JSON: unexpected end of input", name)
+	case errors.As(err, &typ):
+		line, _ := position(data, typ.Offset)
+		where := fmt.Sprintf("%s: candidate %d (line %d)", name, i, line)
+		if i == 0 {
+			where = fmt.Sprintf("%s (line %d)", name, line)
+		}
+		if typ.Field == "" {
+			return Errorf(Invalid, "%s: got %s, want %s", where, typ.Value, jsonKind(typ.Type))
+		}
+		if strings.Contains(typ.Value, " (valid: ") || strings.Contains(typ.Value, " (want ") {
+			return Errorf(Invalid, "%s: field %s: invalid value %s", where, typ.Field, typ.Value)
+		}
+		return Errorf(Invalid, "%s: field %s: got %s, want %s", where, typ.Field, typ.Value, jsonKind(typ.Type))
+	default:
+		line, col := position(data, dec.InputOffset())
+		return Errorf(Invalid, "%s:%d:%d: %s", name, line, col, strings.TrimPrefix(err.Error(), "json: "))
+	}
+}
+
+// jsonKind names the JSON kind a Go type is written as.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "a value"
+	}
+	if t.Implements(reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()) {
+		return "string"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	default:
+		return "object"
+	}
+}
+
+// position converts a byte offset into a 1-based line and column.
+func position(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	before := data[:off]
+	line = bytes.Count(before, []byte{'\n'}) + 1
+	col = int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
