@@ -2,7 +2,10 @@ module github.com/foley-audio/foley
 
 go 1.26
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/spf13/cobra v1.10.2
+	pgregory.net/rapid v1.3.0
+)
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -93,7 +93,7 @@ func Keep(l foley.License, use foley.IntendedUse) Decision {
 		switch {
 		case use.RevenueUSD == nil:
 			return Decision{false, id, fmt.Sprintf("%s is for annual revenue under USD %s; the intended use does not give revenue_usd", id, usd(p.RevenueCapUSD))}
-		case *use.RevenueUSD >= p.RevenueCapUSD:
+		case !(*use.RevenueUSD < p.RevenueCapUSD): // NaN fails too
 			return Decision{false, id, fmt.Sprintf("%s is for annual revenue under USD %s; revenue_usd is %s", id, usd(p.RevenueCapUSD), usd(*use.RevenueUSD))}
 		}
 	}

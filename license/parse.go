@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Resolve maps a licence as a source reports it to a table id: a table id
@@ -101,51 +102,67 @@ func resolveURL(s string) (string, bool) {
 // labelWords maps the words of Creative Commons labels to the licence
 // elements they name. Words with "" carry no meaning for the decision.
 var labelWords = map[string]string{
-	"creative": "", "commons": "", "cc": "", "license": "", "licence": "",
+	"cc": "", "license": "", "licence": "",
 	"international": "", "unported": "", "generic": "", "universal": "",
 	"attribution": "by", "by": "by",
 	"noncommercial": "nc", "nc": "nc",
 	"sharealike": "sa", "sa": "sa",
 	"noderivatives": "nd", "noderivs": "nd", "nd": "nd",
-	"zero": "zero", "cc0": "zero", "0": "zero",
+	"cc0":       "zero",
 	"sampling+": "sampling", "samplingplus": "sampling",
 }
 
-// labelPairs joins words that sources write apart.
+// labelPairs joins words that sources write apart. A "0" or "zero" means
+// CC0 only right after "CC" or "Creative Commons": Flickr's licence 0, for
+// one, is "All Rights Reserved".
 var labelPairs = map[[2]string]string{
+	{"cc", "0"}:             "cc0",
+	{"cc", "zero"}:          "cc0",
 	{"non", "commercial"}:   "noncommercial",
 	{"share", "alike"}:      "sharealike",
 	{"no", "derivatives"}:   "noderivatives",
 	{"no", "derivs"}:        "noderivs",
 	{"sampling", "plus"}:    "samplingplus",
 	{"cc0", "1.0"}:          "cc0", // "CC0 1.0 Universal": the version is CC0's only one
-	{"creative", "commons"}: "",
+	{"creative", "commons"}: "cc",
 }
 
-var (
-	wordRE    = regexp.MustCompile(`[a-z0-9.+]+`)
-	versionRE = regexp.MustCompile(`^[1-9][0-9]*(\.[0-9]+)?$`)
-)
+var versionRE = regexp.MustCompile(`^[1-9][0-9]*(\.[0-9]+)?$`)
+
+// labelSplit reports the runes that separate the words of a label. Letters,
+// digits and marks of every script stay in words, so that a word in another
+// script is seen, and not understood, rather than dropped.
+func labelSplit(r rune) bool {
+	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '.' || r == '+')
+}
 
 // resolveLabel reads a label word by word. Every word must be understood;
 // one that is not makes the whole label Unknown.
 func resolveLabel(s string) (string, bool) {
-	raw := wordRE.FindAllString(strings.ToLower(s), -1)
-	var words []string
-	for i := 0; i < len(raw); i++ {
-		w := strings.Trim(raw[i], ".")
-		if i+1 < len(raw) {
-			if j, ok := labelPairs[[2]string{w, strings.Trim(raw[i+1], ".")}]; ok {
-				i++
-				if j != "" {
-					words = append(words, j)
+	var raw []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), labelSplit) {
+		if w = strings.Trim(w, "."); w != "" {
+			raw = append(raw, w)
+		}
+	}
+	// Join pairs until none is left, so that "Creative Commons 0" becomes
+	// "cc 0" and then "cc0".
+	words := raw
+	for joined := true; joined; {
+		joined = false
+		var next []string
+		for i := 0; i < len(words); i++ {
+			if i+1 < len(words) {
+				if j, ok := labelPairs[[2]string{words[i], words[i+1]}]; ok {
+					next = append(next, j)
+					i++
+					joined = true
+					continue
 				}
-				continue
 			}
+			next = append(next, words[i])
 		}
-		if w != "" {
-			words = append(words, w)
-		}
+		words = next
 	}
 	has := map[string]bool{}
 	version := ""

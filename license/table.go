@@ -10,6 +10,7 @@ package license
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Permissions are what a licence allows.
@@ -73,12 +74,17 @@ var byKey = func() map[string]Policy {
 	return m
 }()
 
-// key folds an id to its lower-case letters, digits and '+'.
+// key folds an id to its lower-case ASCII letters, digits and '+'. Text
+// with any other letter, digit or mark (a full-width "ＮＣ", a Cyrillic
+// "НС") has no key: dropping those would turn CC-BY-NC into CC-BY.
 func key(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+':
 			b.WriteRune(r)
+		case r > unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)):
+			return ""
 		}
 	}
 	return b.String()
@@ -90,7 +96,11 @@ func Table() []Policy { return slices.Clone(table) }
 // Lookup returns the row of a canonical id (matched ignoring case and
 // punctuation), or the Unknown row with ok false.
 func Lookup(id string) (p Policy, ok bool) {
-	p, ok = byKey[key(id)]
+	k := key(id)
+	p, ok = byKey[k]
+	if k == "" {
+		ok = false
+	}
 	if !ok || p.ID == Unknown {
 		return byKey[Unknown], false
 	}
