@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 )
 
 // SoundEvent is a wanted sound: "a heavy wooden door slams shut".
@@ -224,4 +225,41 @@ func (r *outOfRange) jsonError() error {
 		Type:  reflect.TypeFor[float64](),
 		Field: r.field,
 	}
+}
+
+// Clone returns a deep copy of c: changing the copy, through any pointer or
+// slice, leaves c as it was.
+func (c Candidate) Clone() Candidate {
+	c.Sound = c.Sound.Clone()
+	if c.Event != nil {
+		e := *c.Event
+		e.Diegetic = clonePtr(e.Diegetic)
+		e.Salience = clonePtr(e.Salience)
+		e.Onset = clonePtr(e.Onset)
+		e.AudioSet = slices.Clone(e.AudioSet)
+		c.Event = &e
+	}
+	c.ClapScore = clonePtr(c.ClapScore)
+	c.BM25Score = clonePtr(c.BM25Score)
+	c.RRFScore = clonePtr(c.RRFScore)
+	c.RerankScore = clonePtr(c.RerankScore)
+	c.Verdict = clonePtr(c.Verdict)
+	c.LicenseOK = clonePtr(c.LicenseOK)
+	return c
+}
+
+// Clone returns a deep copy of r.
+func (r SoundRecord) Clone() SoundRecord {
+	r.Tags = slices.Clone(r.Tags)
+	r.License.RevenueCapUSD = clonePtr(r.License.RevenueCapUSD)
+	r.License.GenerationSeed = clonePtr(r.License.GenerationSeed)
+	return r
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

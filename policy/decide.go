@@ -201,6 +201,6 @@ func describe(c *foley.Candidate) string {
 }
 
 func clone(c *foley.Candidate) *foley.Candidate {
-	cp := *c
+	cp := c.Clone()
 	return &cp
 }
