@@ -28,30 +28,29 @@ func DecodeCandidates(r io.Reader, name string) ([]Candidate, error) {
 	array := trimmed[0] == '['
 	if array {
 		if _, err := dec.Token(); err != nil {
-			return nil, jsonError(name, data, dec, 0, err)
+			return nil, jsonError(name, data, dec, 0, 0, err)
 		}
 	}
-	var out []Candidate
+	out := []Candidate{}
 	for i := 1; ; i++ {
 		if array && !dec.More() {
 			break
 		}
 		var c Candidate
-		start := dec.InputOffset()
+		line := nextLine(data, dec.InputOffset())
 		if err := dec.Decode(&c); err == io.EOF && !array {
 			break
 		} else if err != nil {
-			return nil, jsonError(name, data, dec, i, err)
+			return nil, jsonError(name, data, dec, i, line, err)
 		}
 		if c.Sound.ID == "" {
-			line, _ := position(data, start)
 			return nil, Errorf(Invalid, "%s: candidate %d (line %d): sound.id is empty; want a JSON array of candidates, each with a sound that has an id", name, i, line)
 		}
 		out = append(out, c)
 	}
 	if array {
 		if _, err := dec.Token(); err != nil {
-			return nil, jsonError(name, data, dec, 0, err)
+			return nil, jsonError(name, data, dec, 0, 0, err)
 		}
 		if _, err := dec.Token(); err != io.EOF {
 			line, col := position(data, dec.InputOffset())
@@ -62,9 +61,9 @@ func DecodeCandidates(r io.Reader, name string) ([]Candidate, error) {
 }
 
 // jsonError turns an encoding/json error into a message that names the
-// input, the place and the problem. i is the candidate's 1-based number, or
-// 0 outside any candidate.
-func jsonError(name string, data []byte, dec *json.Decoder, i int, err error) error {
+// input, the place and the problem. i is the candidate's 1-based number and
+// line the line it starts on, or 0 outside any candidate.
+func jsonError(name string, data []byte, dec *json.Decoder, i, line int, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -74,11 +73,9 @@ func jsonError(name string, data []byte, dec *json.Decoder, i int, err error) er
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return Errorf(Invalid, "%s: invalid JSON: unexpected end of input", name)
 	case errors.As(err, &typ):
-		line, _ := position(data, typ.Offset)
+		// typ.Offset is unreliable here: errors from nested decoders
+		// count from the nested value. The candidate's line is not.
 		where := fmt.Sprintf("%s: candidate %d (line %d)", name, i, line)
-		if i == 0 {
-			where = fmt.Sprintf("%s (line %d)", name, line)
-		}
 		if typ.Field == "" {
 			return Errorf(Invalid, "%s: got %s, want %s", where, typ.Value, jsonKind(typ.Type))
 		}
@@ -116,6 +113,16 @@ func jsonKind(t reflect.Type) string {
 	default:
 		return "object"
 	}
+}
+
+// nextLine is the line of the first byte at or after off that is not space
+// or a comma: where the next value starts.
+func nextLine(data []byte, off int64) int {
+	for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
+		off++
+	}
+	line, _ := position(data, off)
+	return line
 }
 
 // position converts a byte offset into a 1-based line and column.
