@@ -75,7 +75,7 @@ func (j StringOverlapJudge) Judge(_ context.Context, e foley.SoundEvent, c foley
 	return foley.Verdict{
 		Match:      overlap >= j.Threshold,
 		Confidence: overlap,
-		Reason: fmt.Sprintf("word overlap %.3f of the query with the caption and tags vs threshold %g (text only: the audio was not heard)",
+		Reason: fmt.Sprintf("word overlap %.3f vs threshold %g (query vs caption and tags; text only, audio not heard)",
 			overlap, j.Threshold),
 		Level: level,
 		Judge: j.Name(),

@@ -63,7 +63,7 @@ func rowOf(input string, p license.Policy, known bool) licenceRow {
 }
 
 func printLicences(w io.Writer, rows []licenceRow, withInput bool) error {
-	head := []string{"LICENCE", "COMMERCIAL", "PUBLISH", "REDISTRIBUTE", "TRAIN", "CREDIT", "REVENUE CAP", "NOTE"}
+	head := []string{"LICENCE", "COMMERCIAL", "PUBLISH", "REDISTRIBUTE", "TRAIN", "NEEDS CREDIT", "REVENUE CAP", "NOTE"}
 	if withInput {
 		head = append([]string{"INPUT"}, head...)
 	}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/foley-audio/foley"
+)
+
+const example = "../../examples/shortlist.json"
+
+// foleyRun runs the command line in-process.
+func foleyRun(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestVerifyExampleTable(t *testing.T) {
+	code, out, errs := foleyRun(t, "", "verify", "a heavy wooden door slams shut", "--candidates", example)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 9 {
+		t.Fatalf("want a header and 8 rows, got:\n%s", out)
+	}
+	for i, want := range []string{
+		"#  ID", // header
+		"fs-417362 ok CC0-1.0 match",
+		"fs-256113 ok CC-BY-4.0 no match",
+		"fs-320455 dropped CC-BY-NC-4.0 - - - - CC-BY-NC-4.0 forbids commercial use",
+		"bbc-07070121 dropped BBC-RemArc",
+		"user-creak-02 ok user-owned no match 0.291 clap clap clap_score=0.291 vs tau=0.35",
+		"gen-el-9f3a ok ElevenLabs-SFX match 0.750 listen string-overlap",
+		"web-88121 dropped CC0-1.0 - - - - rights not verified",
+		"fs-119284 dropped unknown",
+	} {
+		if got := strings.Join(strings.Fields(lines[i]), " "); !strings.Contains(got, strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("line %d = %q, want it to contain %q", i, got, want)
+		}
+	}
+	if !strings.Contains(errs, "no audio was heard") {
+		t.Errorf("stderr does not say the audio was not heard: %q", errs)
+	}
+}
+
+type row struct {
+	Index         int            `json:"index"`
+	ID            string         `json:"id"`
+	LicenseOK     *bool          `json:"license_ok"`
+	LicenseReason string         `json:"license_reason"`
+	Verdict       *foley.Verdict `json:"verdict"`
+	Judge         *string        `json:"judge"`
+}
+
+func decodeRows(t *testing.T, out string) []row {
+	t.Helper()
+	var rows []row
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("stdout is not a JSON array of rows: %v\n%s", err, out)
+	}
+	return rows
+}
+
+func TestVerifyJSON(t *testing.T) {
+	data, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From standard input, at the judge level.
+	code, out, errs := foleyRun(t, string(data), "verify", "a heavy wooden door slams shut", "-c", "-", "--level", "judge", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	rows := decodeRows(t, out)
+	if len(rows) != 8 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for i, r := range rows {
+		if r.Index != i || r.LicenseOK == nil || r.LicenseReason == "" {
+			t.Errorf("row %d: %+v", i, r)
+		}
+		if *r.LicenseOK != (r.Verdict != nil) || *r.LicenseOK != (r.Judge != nil) {
+			t.Errorf("row %d: license_ok %v but verdict %v judge %v", i, *r.LicenseOK, r.Verdict, r.Judge)
+		}
+		if r.Verdict != nil && *r.Judge != r.Verdict.Judge {
+			t.Errorf("row %d: judge %q but the verdict says %q", i, *r.Judge, r.Verdict.Judge)
+		}
+	}
+	if v := rows[0].Verdict; v.Level != foley.LevelJudge || *rows[0].Judge != "string-overlap" || !v.Match {
+		t.Errorf("first row verdict %+v", v)
+	}
+	if v := rows[4].Verdict; v.Level != foley.LevelClap || *rows[4].Judge != "clap" {
+		t.Errorf("clap failure at judge level: %+v", v)
+	}
+	// The use decides the gate: with no commercial use the NC clip is kept,
+	// and BBC's RemArc clip too, as both permit non-commercial publication.
+	_, out, _ = foleyRun(t, "", "verify", "door slam", "-c", example, "--use", "publish,attribute", "--level", "clap", "--json")
+	rows = decodeRows(t, out)
+	if !*rows[2].LicenseOK || !*rows[3].LicenseOK || *rows[6].LicenseOK {
+		t.Errorf("non-commercial use: %+v", rows)
+	}
+	for _, r := range rows {
+		if r.Verdict != nil && (r.Verdict.Level != foley.LevelClap || r.Verdict.Judge != "clap") {
+			t.Errorf("level clap produced %+v", r.Verdict)
+		}
+	}
+}
+
+func TestVerifyNoteOnlyForTextJudge(t *testing.T) {
+	_, _, errs := foleyRun(t, "", "verify", "door", "-c", example, "--level", "clap")
+	if strings.Contains(errs, "string-overlap") {
+		t.Errorf("clap level printed the text-judge note: %q", errs)
+	}
+}
+
+func TestVerifyBadInput(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.json")
+	os.WriteFile(broken, []byte("[\n{\"sound\": {\"id\": \"a\"}},\n{\"sound\": \n"), 0o644)
+	badLevel := filepath.Join(dir, "level.json")
+	os.WriteFile(badLevel, []byte(`[{"sound":{"id":"a"},"verdict":{"match":true,"confidence":1,"reason":"","level":"listn"}}]`), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing file", []string{"verify", "door", "-c", filepath.Join(dir, "nope.json")}, []string{"--candidates", "nope.json", "no such file"}},
+		{"invalid JSON", []string{"verify", "door", "-c", broken}, []string{"broken.json", "invalid JSON"}},
+		{"bad enum in file", []string{"verify", "door", "-c", badLevel}, []string{"level.json", "verdict.level", "listn", "clap, listen, judge"}},
+		{"unknown level", []string{"verify", "door", "-c", example, "--level", "listn"}, []string{"--level", "listn", "clap, listen, judge"}},
+		{"negative tau", []string{"verify", "door", "-c", example, "--tau-clap", "-0.1"}, []string{"--tau-clap", "-0.1"}},
+		{"tau above 1", []string{"verify", "door", "-c", example, "--tau-clap", "35"}, []string{"--tau-clap", "between 0 and 1"}},
+		{"tau not a number", []string{"verify", "door", "-c", example, "--tau-clap", "high"}, []string{"tau-clap", "high"}},
+		{"bad use", []string{"verify", "door", "-c", example, "--use", "commercial,sell"}, []string{"--use", "sell"}},
+		{"no event", []string{"verify", "-c", example}, []string{"EVENT"}},
+		{"two events", []string{"verify", "door", "slam", "-c", example}, []string{"EVENT"}},
+		{"no candidates flag", []string{"verify", "door"}, []string{"--candidates is required"}},
+		{"unknown flag", []string{"verify", "door", "-c", example, "--levle", "clap"}, []string{"levle"}},
+		{"unknown command", []string{"verfy", "door"}, []string{"unknown command"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := foleyRun(t, "", tc.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stderr %q", code, errs)
+			}
+			if out != "" {
+				t.Errorf("stdout on bad input: %q", out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q lacks %q", errs, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLicenses(t *testing.T) {
+	code, out, _ := foleyRun(t, "", "licenses")
+	if code != 0 || !strings.Contains(out, "Stability-Community") || !strings.Contains(out, "USD 1000000") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	code, out, _ = foleyRun(t, "", "licenses", "--json", "http://creativecommons.org/publicdomain/zero/1.0/", "Attribution NonCommercial", "https://creativecommons.org/licenses/by-nd/4.0/")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var rows []struct {
+		Input      string `json:"input"`
+		ID         string `json:"license_id"`
+		Known      bool   `json:"known"`
+		Commercial bool   `json:"commercial_ok"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"CC0-1.0", "CC-BY-NC-4.0", "unknown"}
+	for i, r := range rows {
+		if r.ID != want[i] || r.Known != (want[i] != "unknown") {
+			t.Errorf("row %d: %+v, want %s", i, r, want[i])
+		}
+	}
+	if rows[1].Commercial || !rows[0].Commercial {
+		t.Errorf("flags wrong: %+v", rows)
+	}
+}
+
+func TestHelpHasExamples(t *testing.T) {
+	for _, cmd := range [][]string{{"--help"}, {"verify", "--help"}, {"licenses", "--help"}} {
+		code, out, _ := foleyRun(t, "", cmd...)
+		if code != 0 || !strings.Contains(out, "Examples:") {
+			t.Errorf("%v: exit %d, no examples:\n%s", cmd, code, out)
+		}
+	}
+	_, out, _ := foleyRun(t, "", "verify", "--help")
+	for _, flag := range []string{"--candidates", "--level", "--tau-clap", "--use", "--json"} {
+		if !strings.Contains(out, flag) {
+			t.Errorf("verify --help lacks %s", flag)
+		}
+	}
+}
+
+// TestBinary builds foley and checks that exit statuses reach the shell.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "foley")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"verify", "a heavy wooden door slams shut", "--candidates", example}, 0},
+		{[]string{"verify", "door", "--candidates", example, "--level", "listn"}, 2},
+	} {
+		cmd := exec.Command(bin, tc.args...)
+		err := cmd.Run()
+		if got := cmd.ProcessState.ExitCode(); got != tc.code {
+			t.Errorf("foley %v: exit %d (%v), want %d", tc.args, got, err, tc.code)
+		}
+	}
+}
