@@ -231,3 +231,20 @@ func TestBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEShowsRealOutput keeps the README's example output true.
+func TestREADMEShowsRealOutput(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(readme, []byte("#  ID"))
+	end := bytes.Index(readme, []byte("\nnote: "))
+	if start < 0 || end < start {
+		t.Fatal("README lacks the example output block")
+	}
+	_, out, _ := foleyRun(t, "", "verify", "a heavy wooden door slams shut", "--candidates", example)
+	if got, want := strings.TrimSpace(out), strings.TrimSpace(string(readme[start:end])); got != want {
+		t.Errorf("README example output is stale; foley prints:\n%s", got)
+	}
+}
