@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -77,7 +78,7 @@ input order with its licence decision, its verdict and the judge that gave it.`,
 				return err
 			}
 			event := foley.NewEvent(args[0])
-			rows, failed := verifyShortlist(cmd, event, cands, level, tauClap, use)
+			rows, failed := verifyShortlist(cmd.Context(), event, cands, level, tauClap, use)
 			if asJSON {
 				err = writeJSON(s.out, rows)
 			} else {
@@ -117,7 +118,7 @@ func readCandidates(path string, in io.Reader) ([]foley.Candidate, error) {
 
 // verifyShortlist gates the candidates and verifies the kept ones. It
 // returns a row per candidate and the number whose judge failed.
-func verifyShortlist(cmd *cobra.Command, event foley.SoundEvent, cands []foley.Candidate, level foley.VerifyLevel, tauClap float64, use foley.IntendedUse) ([]verifyRow, int) {
+func verifyShortlist(ctx context.Context, event foley.SoundEvent, cands []foley.Candidate, level foley.VerifyLevel, tauClap float64, use foley.IntendedUse) ([]verifyRow, int) {
 	judge := verify.Judges{}.For(level)
 	decisions := license.Check(cands, use)
 	rows := make([]verifyRow, len(cands))
@@ -128,7 +129,7 @@ func verifyShortlist(cmd *cobra.Command, event foley.SoundEvent, cands []foley.C
 		if !d.OK {
 			continue
 		}
-		v, err := verify.Match(cmd.Context(), event, c, level, judge, tauClap)
+		v, err := verify.Match(ctx, event, c, level, judge, tauClap)
 		if err != nil {
 			rows[i].Error = err.Error()
 			failed++
