@@ -194,7 +194,7 @@ func TestLicenses(t *testing.T) {
 }
 
 func TestHelpHasExamples(t *testing.T) {
-	for _, cmd := range [][]string{{"--help"}, {"verify", "--help"}, {"licenses", "--help"}} {
+	for _, cmd := range [][]string{{"--help"}, {"verify", "--help"}, {"licenses", "--help"}, {"probe", "--help"}} {
 		code, out, _ := foleyRun(t, "", cmd...)
 		if code != 0 || !strings.Contains(out, "Examples:") {
 			t.Errorf("%v: exit %d, no examples:\n%s", cmd, code, out)
@@ -246,5 +246,66 @@ func TestREADMEShowsRealOutput(t *testing.T) {
 	_, out, _ := foleyRun(t, "", "verify", "a heavy wooden door slams shut", "--candidates", example)
 	if got, want := strings.TrimSpace(out), strings.TrimSpace(string(readme[start:end])); got != want {
 		t.Errorf("README example output is stale; foley prints:\n%s", got)
+	}
+}
+
+func TestProbe(t *testing.T) {
+	wav := "../../audio/testdata/wav_meta.wav"
+	code, out, errs := foleyRun(t, "", "probe", wav)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"wav/pcm_s16le", "48000 Hz", "0.100 s", "-3.0 dBFS", "BEXT:Description = A heavy wooden door slams shut", "INFO:INAM = Door slam, heavy wood"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("probe output lacks %q:\n%s", want, out)
+		}
+	}
+	// One bad file among good ones: all are reported, exit 1.
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "notes.txt")
+	os.WriteFile(bad, []byte("<html>not audio</html>"), 0o644)
+	code, out, errs = foleyRun(t, "", "probe", "--json", "--peaks", "8", wav, bad, filepath.Join(dir, "missing.wav"))
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	var reports []struct {
+		Path  string `json:"path"`
+		Error string `json:"error"`
+		Info  struct {
+			Format   string `json:"format"`
+			Channels int    `json:"channels"`
+			BitDepth int    `json:"bit_depth"`
+		} `json:"info"`
+		Facts struct {
+			Duration float64           `json:"duration_s"`
+			PeakDBFS *float64          `json:"peak_dbfs"`
+			Peaks    []json.RawMessage `json:"peaks"`
+			QC       []struct{ Code string }
+			PCM      string `json:"pcm_sha256"`
+		} `json:"facts"`
+		FileSHA256 string `json:"file_sha256"`
+		Metadata   struct {
+			Title string `json:"title"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal([]byte(out), &reports); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(reports) != 3 || reports[0].Error != "" || reports[0].Info.Format != "wav" || reports[0].Info.BitDepth != 16 ||
+		len(reports[0].Facts.Peaks) != 8 || len(reports[0].FileSHA256) != 64 || len(reports[0].Facts.PCM) != 64 ||
+		reports[0].Metadata.Title != "Door slam, heavy wood" {
+		t.Errorf("good file: %+v", reports[0])
+	}
+	if !strings.Contains(reports[1].Error, "unknown audio format") || !strings.Contains(reports[2].Error, "no such file") {
+		t.Errorf("bad files: %q, %q", reports[1].Error, reports[2].Error)
+	}
+	if !strings.Contains(errs, "notes.txt") || !strings.Contains(errs, "2 of 3 files") {
+		t.Errorf("stderr: %s", errs)
+	}
+	if code, _, errs := foleyRun(t, "", "probe"); code != 2 || !strings.Contains(errs, "FILE") {
+		t.Errorf("no files: exit %d, %s", code, errs)
+	}
+	if code, _, _ := foleyRun(t, "", "probe", "--peaks", "-1", wav); code != 2 {
+		t.Errorf("--peaks -1: exit %d", code)
 	}
 }

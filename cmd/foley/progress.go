@@ -1,0 +1,41 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// progress is a progress bar on stderr when stderr is a terminal, and
+// nothing otherwise, so that scripts and logs see no bar.
+type progress struct {
+	bar *progressbar.ProgressBar
+}
+
+func newProgress(w io.Writer, total int, what string) *progress {
+	f, ok := w.(*os.File)
+	if !ok || total < 2 || !term.IsTerminal(int(f.Fd())) {
+		return &progress{}
+	}
+	return &progress{bar: progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+func (p *progress) add(n int) {
+	if p.bar != nil {
+		p.bar.Add(n)
+	}
+}
+
+func (p *progress) done() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}
