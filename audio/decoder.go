@@ -2,7 +2,6 @@ package audio
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -139,9 +138,9 @@ func (d *Decoder) openFormat(format Format, in io.Reader) error {
 		d.meta.merge(w.meta)
 		return nil
 	default:
-		c, err := openCodec(format, in)
+		c, err := openCodec(format, in) // its errors name the codec
 		if err != nil {
-			return fmt.Errorf("%s: %w", format, err)
+			return err
 		}
 		d.src = c
 		d.info.Codec = map[Format]string{FLAC: "flac", MP3: "mp3", Ogg: "vorbis"}[format]
@@ -203,9 +202,6 @@ func (d *Decoder) Read(dst []float32) (int, error) {
 	}
 	d.read += int64(n / d.info.Channels)
 	if err != nil {
-		if !errors.Is(err, io.EOF) && d.info.Format != WAV {
-			err = fmt.Errorf("%s: %w", d.info.Format, err)
-		}
 		d.err = err
 	}
 	return n, err

@@ -38,7 +38,7 @@ for f in wav_*.wav; do
 done
 
 # FLAC, MP3 and Ogg Vorbis with tags.
-q ffmpeg -loglevel error -y -i "$src" -c:a flac -sample_fmt s16 \
+q ffmpeg -loglevel error -y -i "$src" -c:a flac -sample_fmt s16 -frame_size 1024 \
   -metadata TITLE="Rain on a tin roof" -metadata DESCRIPTION="Steady rain, close" \
   -metadata LICENSE="https://creativecommons.org/licenses/by/4.0/" -metadata ARTIST="Foley Team" flac_s16.flac
 q ffmpeg -loglevel error -y -i "$src" -ac 1 -ar 44100 -c:a libmp3lame -b:a 128k -id3v2_version 3 \
