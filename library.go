@@ -1,0 +1,69 @@
+package foley
+
+import (
+	"context"
+	"iter"
+)
+
+// Embedder turns text and sound into vectors in one shared space, so that a
+// text query can be compared with clips by cosine similarity. Vectors are
+// L2-normalised. Implementations are safe for concurrent use.
+type Embedder interface {
+	// Model names the embedding model; vectors of different models are
+	// never compared.
+	Model() string
+	// Dim is the length of every vector.
+	Dim() int
+	// EmbedText embeds each text.
+	EmbedText(ctx context.Context, texts []string) ([][]float32, error)
+	// EmbedAudio embeds each sound file (a path or file:// URI). An
+	// embedder that cannot hear returns an error with code Unavailable;
+	// AudioCapable says so beforehand.
+	EmbedAudio(ctx context.Context, uris []string) ([][]float32, error)
+	// AudioCapable reports whether EmbedAudio works: whether clips are
+	// embedded from their sound, or only from their text.
+	AudioCapable() bool
+}
+
+// SearchQuery is a library search: full-text terms and a query vector,
+// fused by reciprocal rank, with filters.
+type SearchQuery struct {
+	Text string // the words to match with BM25; empty for vector-only search
+	// Vector is the query embedding; nil for text-only search.
+	Vector []float32
+	// Model is the embedder that made Vector. A library whose vectors come
+	// from another model refuses the query.
+	Model  string
+	K      int // results wanted (default 10)
+	Filter Filter
+}
+
+// Filter narrows a search.
+type Filter struct {
+	LicenseIDs     []string // keep only these licence ids (table ids); empty: any
+	CommercialOnly bool     // keep only clips whose licence permits commercial use
+	MinDurationS   float64  // 0: no minimum
+	MaxDurationS   float64  // 0: no maximum
+	UCSCategory    string   // a UCS category or CatID; empty: any
+}
+
+// Library is a searchable store of sound records. Implementations are safe
+// for concurrent readers while one writer ingests.
+type Library interface {
+	// Upsert adds or replaces records, each with its embedding (nil when
+	// the record has none).
+	Upsert(ctx context.Context, recs []SoundRecord, vectors [][]float32) error
+	// Get returns one record; a missing id is a NotFound error.
+	Get(ctx context.Context, id string) (SoundRecord, error)
+	// Delete removes records; missing ids are ignored.
+	Delete(ctx context.Context, ids ...string) error
+	// Count is the number of records.
+	Count(ctx context.Context) (int, error)
+	// Search returns ranked candidates with ClapScore (vector cosine),
+	// BM25Score and RRFScore set where they apply.
+	Search(ctx context.Context, q SearchQuery) ([]Candidate, error)
+	// All iterates over every record in id order.
+	All(ctx context.Context) iter.Seq2[SoundRecord, error]
+	// Close releases the library.
+	Close() error
+}
