@@ -3,6 +3,8 @@ package audio
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 )
 
@@ -116,3 +118,24 @@ func printable(b []byte) string {
 }
 
 func (f Format) String() string { return string(f) }
+
+// SniffFile reports whether the file at path holds audio foley reads, from
+// its first bytes (past an ID3v2 tag), without decoding it.
+func SniffFile(path string) (Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	head := make([]byte, sniffLen)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if skip := id3Size(head); skip > 0 {
+		if _, err := f.Seek(skip, io.SeekStart); err != nil {
+			return "", err
+		}
+		n, _ = io.ReadFull(f, head[:cap(head)])
+		head = head[:n]
+	}
+	return Detect(head)
+}

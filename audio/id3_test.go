@@ -169,3 +169,14 @@ func TestOpenNamesFileAndIgnoresExtension(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 }
+
+func TestSniffFile(t *testing.T) {
+	for file, want := range map[string]Format{"wav_s16.wav": WAV, "mp3_id3.mp3": MP3, "flac_s16.flac": FLAC, "ogg_vorbis.ogg": Ogg} {
+		if got, err := SniffFile("testdata/" + file); err != nil || got != want {
+			t.Errorf("%s: %v %v", file, got, err)
+		}
+	}
+	if _, err := SniffFile("testdata/make-fixtures.sh"); err == nil {
+		t.Error("a shell script sniffed as audio")
+	}
+}

@@ -1,0 +1,720 @@
+// Package sqlite is foley's embedded sound library: one SQLite file (through
+// the pure-Go modernc.org/sqlite driver, no cgo) in WAL mode, holding the
+// records, a BM25 full-text index (FTS5) over captions, tags, file names and
+// categories, and the records' embeddings. Searches fuse the full-text list
+// and the vector list by reciprocal rank.
+//
+// Many readers may search while one writer ingests, from this process or
+// others: each search first catches up with the changes other connections
+// committed.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/license"
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+)
+
+// RRFK is the k of reciprocal rank fusion: a result's fused score is the sum
+// of 1/(RRFK + rank) over the lists it appears in.
+const RRFK = 60
+
+// Library is an embedded sound library in one SQLite file.
+type Library struct {
+	db   *sql.DB
+	path string
+
+	mu      sync.Mutex // guards the fields below
+	model   string     // the embedding model of the stored vectors; "" before the first
+	dim     int
+	vectors *vectorState // nil until the first vector search
+}
+
+// Options tune Open.
+type Options struct {
+	// Index chooses the vector index: "exact", "hnsw" or "" (auto: exact
+	// below HNSWThreshold vectors, HNSW from there).
+	Index string
+	// HNSWThreshold is where auto switches to HNSW (default 100000):
+	// from that size, ingest saves an HNSW graph beside the library and
+	// searches use it.
+	HNSWThreshold int
+}
+
+// Open opens the library file at path, creating it (and its directory) when
+// it does not exist, and migrating an older schema.
+func Open(ctx context.Context, path string, opts Options) (*Library, error) {
+	if path == "" {
+		return nil, foley.Errorf(foley.Invalid, "library: no path")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, foley.Errorf(foley.Invalid, "library %s: %w", path, err)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, foley.Errorf(foley.Invalid, "library %s: is a directory, want a file", path)
+	}
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)", "busy_timeout(30000)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, foley.Errorf(foley.Internal, "library %s: %w", path, err)
+	}
+	l := &Library{db: db, path: path}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, foley.Errorf(foley.Invalid, "library %s: %w", path, err)
+	}
+	if err := l.loadMeta(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if opts.Index != "" && opts.Index != "exact" && opts.Index != "hnsw" {
+		db.Close()
+		return nil, foley.Errorf(foley.Invalid, "library: index %q (valid: exact, hnsw)", opts.Index)
+	}
+	l.vectors = newVectorState(opts, path)
+	return l, nil
+}
+
+// Path is the library file.
+func (l *Library) Path() string { return l.path }
+
+// Close closes the library.
+func (l *Library) Close() error { return l.db.Close() }
+
+func (l *Library) loadMeta(ctx context.Context) error {
+	rows, err := l.db.QueryContext(ctx, "SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+	if err != nil {
+		return foley.Errorf(foley.Internal, "library %s: %w", l.path, err)
+	}
+	defer rows.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		switch k {
+		case "embedding_model":
+			l.model = v
+		case "embedding_dim":
+			l.dim, _ = strconv.Atoi(v)
+		}
+	}
+	return rows.Err()
+}
+
+// Embedding returns the model and dimension of the library's vectors; ""
+// and 0 before any vector is stored.
+func (l *Library) Embedding() (model string, dim int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.model, l.dim
+}
+
+// FileState is what ingest remembers of a file to notice changes.
+type FileState struct {
+	ID      string
+	Path    string
+	Size    int64
+	MtimeNS int64
+	SHA256  string // of the file's bytes
+	// MetaSHA256 identifies the outside metadata (sidecar, manifest row,
+	// folder licence) the record was built from, so that editing it
+	// counts as a change.
+	MetaSHA256 string
+}
+
+// Entry is a record to store, with its embedding and, for ingested files,
+// the file's state.
+type Entry struct {
+	Record foley.SoundRecord
+	Vector []float32 // nil: none; its model is Record.EmbeddingModel
+	File   *FileState
+}
+
+// Upsert implements foley.Library.
+func (l *Library) Upsert(ctx context.Context, recs []foley.SoundRecord, vectors [][]float32) error {
+	if vectors != nil && len(vectors) != len(recs) {
+		return foley.Errorf(foley.Invalid, "library: %d records but %d vectors", len(recs), len(vectors))
+	}
+	entries := make([]Entry, len(recs))
+	for i, r := range recs {
+		entries[i].Record = r
+		if vectors != nil {
+			entries[i].Vector = vectors[i]
+		}
+	}
+	return l.Put(ctx, entries)
+}
+
+// Put stores entries in one transaction: all or none.
+func (l *Library) Put(ctx context.Context, entries []Entry) error {
+	for i := range entries {
+		if err := checkEntry(&entries[i]); err != nil {
+			return err
+		}
+	}
+	var model string
+	var dim int
+	err := l.change(ctx, func(tx *sql.Tx, seq int64) error {
+		m, d, err := l.embeddingInTx(ctx, tx)
+		if err != nil {
+			return err
+		}
+		model, dim, err = l.putTx(ctx, tx, seq, entries, m, d)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.model, l.dim = model, dim
+	l.mu.Unlock()
+	return nil
+}
+
+// putTx writes entries in a transaction. The library's embedding model is
+// model (dim), or, when model is "", becomes the first vector's; it returns
+// the model after the writes.
+func (l *Library) putTx(ctx context.Context, tx *sql.Tx, seq int64, entries []Entry, model string, dim int) (string, int, error) {
+	stmts, err := preparePut(ctx, tx)
+	if err != nil {
+		return "", 0, l.dbError(err)
+	}
+	for _, e := range entries {
+		if e.Vector != nil {
+			switch {
+			case model == "":
+				model, dim = e.Record.EmbeddingModel, len(e.Vector)
+				if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedding_model', ?), ('embedding_dim', ?)", model, strconv.Itoa(dim)); err != nil {
+					return "", 0, l.dbError(err)
+				}
+			case e.Record.EmbeddingModel != model || len(e.Vector) != dim:
+				return "", 0, foley.Errorf(foley.Invalid, "library %s holds vectors of %s (%d dimensions); record %q has one of %s (%d): %s",
+					l.path, model, dim, e.Record.ID, e.Record.EmbeddingModel, len(e.Vector), reindexHint)
+			}
+		}
+		if err := stmts.put(ctx, e, seq); err != nil {
+			return "", 0, l.dbError(fmt.Errorf("record %q: %w", e.Record.ID, err))
+		}
+	}
+	if err := stmts.flushFTS(ctx); err != nil {
+		return "", 0, l.dbError(fmt.Errorf("full-text index: %w", err))
+	}
+	return model, dim, nil
+}
+
+// change runs fn in a write transaction under a new change number, and
+// commits when fn succeeds.
+func (l *Library) change(ctx context.Context, fn func(tx *sql.Tx, seq int64) error) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return l.dbError(err)
+	}
+	defer tx.Rollback()
+	seq, err := nextSeq(ctx, tx)
+	if err != nil {
+		return l.dbError(err)
+	}
+	if err := fn(tx, seq); err != nil {
+		return err
+	}
+	return l.dbError(tx.Commit())
+}
+
+const reindexHint = "re-index with the same embedder, or run `foley index DIR --reembed` to embed the whole library again with the new one"
+
+func checkEntry(e *Entry) error {
+	r := &e.Record
+	if r.ID == "" {
+		return foley.Errorf(foley.Invalid, "library: a record has no id")
+	}
+	if e.Vector != nil {
+		if r.EmbeddingModel == "" {
+			return foley.Errorf(foley.Invalid, "library: record %q has a vector but no embedding_model", r.ID)
+		}
+		if len(e.Vector) == 0 {
+			return foley.Errorf(foley.Invalid, "library: record %q has an empty vector", r.ID)
+		}
+		for _, v := range e.Vector {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return foley.Errorf(foley.Invalid, "library: record %q has a vector with %v", r.ID, v)
+			}
+		}
+	} else {
+		r.EmbeddingModel = ""
+	}
+	return nil
+}
+
+func (l *Library) embeddingInTx(ctx context.Context, tx *sql.Tx) (string, int, error) {
+	var model, dim string
+	err := tx.QueryRowContext(ctx, "SELECT (SELECT value FROM meta WHERE key = 'embedding_model'), (SELECT value FROM meta WHERE key = 'embedding_dim')").Scan(&nullString{&model}, &nullString{&dim})
+	if err != nil {
+		return "", 0, l.dbError(err)
+	}
+	d, _ := strconv.Atoi(dim)
+	return model, d, nil
+}
+
+// nullString scans a NULL as "".
+type nullString struct{ s *string }
+
+func (n *nullString) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		*n.s = ""
+	case string:
+		*n.s = x
+	case []byte:
+		*n.s = string(x)
+	default:
+		*n.s = fmt.Sprint(x)
+	}
+	return nil
+}
+
+func nextSeq(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var seq int64
+	err := tx.QueryRowContext(ctx, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'seq' RETURNING CAST(value AS INTEGER)").Scan(&seq)
+	return seq, err
+}
+
+// putStmts are the statements of Put, prepared once per transaction.
+type putStmts struct {
+	record, ftsIns, vecDel, vecPut, undelete *sql.Stmt
+	fts                                      []ftsRow // written last, together
+}
+
+type ftsRow struct {
+	key int64
+	r   foley.SoundRecord
+}
+
+// flushFTS writes the full-text rows of the transaction. They go after the
+// other writes, one after another: FTS5 flushes its pending index to disk
+// whenever another statement opens a savepoint, so interleaving them with
+// the record writes made every record a flush.
+func (p *putStmts) flushFTS(ctx context.Context) error {
+	for _, f := range p.fts {
+		caption, tags, filename, category := ftsFields(f.r)
+		if _, err := p.ftsIns.ExecContext(ctx, f.key, caption, tags, filename, category); err != nil {
+			return err
+		}
+	}
+	p.fts = p.fts[:0]
+	return nil
+}
+
+func preparePut(ctx context.Context, tx *sql.Tx) (*putStmts, error) {
+	var p putStmts
+	for _, s := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&p.record, `
+INSERT INTO records(id, record, license_id, commercial_ok, duration_s, ucs_category, format, path, size, mtime_ns, content_sha256, meta_sha256, seq)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT(id) DO UPDATE SET record = excluded.record, license_id = excluded.license_id,
+	commercial_ok = excluded.commercial_ok, duration_s = excluded.duration_s, ucs_category = excluded.ucs_category,
+	format = excluded.format, path = coalesce(excluded.path, records.path), size = coalesce(excluded.size, records.size),
+	mtime_ns = coalesce(excluded.mtime_ns, records.mtime_ns), content_sha256 = excluded.content_sha256,
+	meta_sha256 = coalesce(excluded.meta_sha256, records.meta_sha256), seq = excluded.seq
+RETURNING key`},
+		{&p.ftsIns, "INSERT OR REPLACE INTO records_fts(rowid, caption, tags, filename, category) VALUES (?, ?, ?, ?, ?)"},
+		{&p.vecDel, "DELETE FROM vectors WHERE key = ?"},
+		{&p.vecPut, "INSERT OR REPLACE INTO vectors(key, model, dim, vec) VALUES (?, ?, ?, ?)"},
+		{&p.undelete, "DELETE FROM deleted WHERE key = ?"},
+	} {
+		st, err := tx.PrepareContext(ctx, s.sql)
+		if err != nil {
+			return nil, err
+		}
+		*s.dst = st
+	}
+	return &p, nil
+}
+
+func (p *putStmts) put(ctx context.Context, e Entry, seq int64) error {
+	r := e.Record
+	r.License = license.Normalize(r.License)
+	doc, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	var path, size, mtime, metaSHA any
+	sha := any(nil)
+	if r.ContentSHA256 != "" {
+		sha = r.ContentSHA256
+	}
+	if e.File != nil {
+		path, size, mtime, metaSHA = e.File.Path, e.File.Size, e.File.MtimeNS, e.File.MetaSHA256
+		if e.File.SHA256 != "" {
+			sha = e.File.SHA256
+		}
+	}
+	var key int64
+	err = p.record.QueryRowContext(ctx, r.ID, string(doc), r.License.LicenseID, r.License.CommercialOK && r.License.RightsVerified,
+		r.DurationS, r.UCSCategory, r.Format, path, size, mtime, sha, metaSHA, seq).Scan(&key)
+	if err != nil {
+		return err
+	}
+	p.fts = append(p.fts, ftsRow{key, r})
+	if e.Vector == nil {
+		_, err = p.vecDel.ExecContext(ctx, key)
+	} else {
+		_, err = p.vecPut.ExecContext(ctx, key, r.EmbeddingModel, len(e.Vector), encodeVector(e.Vector))
+	}
+	if err != nil {
+		return err
+	}
+	_, err = p.undelete.ExecContext(ctx, key)
+	return err
+}
+
+// ftsFields is what the full-text index holds of a record.
+func ftsFields(r foley.SoundRecord) (caption, tags, filename, category string) {
+	name := r.URI
+	if u, err := url.Parse(r.URI); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
+		name = u.Path
+	}
+	stem := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	return r.Caption, strings.Join(r.Tags, " "), strings.Join(SplitWords(stem), " "), strings.Join(SplitWords(r.UCSCategory), " ") + " " + r.UCSCategory
+}
+
+var camel = regexp.MustCompile(`([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])`)
+
+// SplitWords splits a file stem or identifier into words: on '_', '-', '.',
+// spaces and camelCase boundaries ("DOORWood_HeavySlam-01" gives DOOR, Wood,
+// Heavy, Slam, 01).
+func SplitWords(s string) []string {
+	s = camel.ReplaceAllString(s, "$1$3 $2$4")
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r == '_' || r == '-' || r == '.' || r == ' ' || r == '\t' || r == '(' || r == ')' || r == '[' || r == ']' || r == ','
+	})
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte, dim int) ([]float32, error) {
+	if len(b) != 4*dim {
+		return nil, fmt.Errorf("a stored vector has %d bytes, want %d", len(b), 4*dim)
+	}
+	v := make([]float32, dim)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+// Get implements foley.Library.
+func (l *Library) Get(ctx context.Context, id string) (foley.SoundRecord, error) {
+	var doc string
+	err := l.db.QueryRowContext(ctx, "SELECT record FROM records WHERE id = ?", id).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return foley.SoundRecord{}, foley.Errorf(foley.NotFound, "no sound with id %q in %s", id, l.path)
+	}
+	if err != nil {
+		return foley.SoundRecord{}, l.dbError(err)
+	}
+	return decodeRecord(doc)
+}
+
+func decodeRecord(doc string) (foley.SoundRecord, error) {
+	var r foley.SoundRecord
+	if err := json.Unmarshal([]byte(doc), &r); err != nil {
+		return r, foley.Errorf(foley.Internal, "library: a stored record does not decode: %w", err)
+	}
+	return r, nil
+}
+
+// Delete implements foley.Library.
+func (l *Library) Delete(ctx context.Context, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return l.change(ctx, func(tx *sql.Tx, seq int64) error {
+		for _, id := range ids {
+			var key int64
+			err := tx.QueryRowContext(ctx, "DELETE FROM records WHERE id = ? RETURNING key", id).Scan(&key)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return l.dbError(err)
+			}
+			if _, err := tx.ExecContext(ctx, "DELETE FROM records_fts WHERE rowid = ?", key); err != nil {
+				return l.dbError(err)
+			}
+			if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO deleted(key, seq) VALUES (?, ?)", key, seq); err != nil {
+				return l.dbError(err)
+			}
+		}
+		return nil
+	})
+}
+
+// Count implements foley.Library.
+func (l *Library) Count(ctx context.Context) (int, error) {
+	var n int
+	err := l.db.QueryRowContext(ctx, "SELECT count(*) FROM records").Scan(&n)
+	return n, l.dbError(err)
+}
+
+// All implements foley.Library.
+func (l *Library) All(ctx context.Context) iter.Seq2[foley.SoundRecord, error] {
+	return func(yield func(foley.SoundRecord, error) bool) {
+		rows, err := l.db.QueryContext(ctx, "SELECT record FROM records ORDER BY id")
+		if err != nil {
+			yield(foley.SoundRecord{}, l.dbError(err))
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var doc string
+			if err := rows.Scan(&doc); err != nil {
+				yield(foley.SoundRecord{}, l.dbError(err))
+				return
+			}
+			r, err := decodeRecord(doc)
+			if !yield(r, err) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(foley.SoundRecord{}, l.dbError(err))
+		}
+	}
+}
+
+// Files returns the state of every ingested file, by path.
+func (l *Library) Files(ctx context.Context) (map[string]FileState, error) {
+	rows, err := l.db.QueryContext(ctx, "SELECT id, path, coalesce(size, -1), coalesce(mtime_ns, 0), coalesce(content_sha256, ''), coalesce(meta_sha256, '') FROM records WHERE path IS NOT NULL")
+	if err != nil {
+		return nil, l.dbError(err)
+	}
+	defer rows.Close()
+	out := map[string]FileState{}
+	for rows.Next() {
+		var f FileState
+		if err := rows.Scan(&f.ID, &f.Path, &f.Size, &f.MtimeNS, &f.SHA256, &f.MetaSHA256); err != nil {
+			return nil, l.dbError(err)
+		}
+		out[f.Path] = f
+	}
+	return out, l.dbError(rows.Err())
+}
+
+// Failure is a file ingest could not read, and why.
+type Failure struct {
+	Path   string    `json:"path"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// SetFailure records (reason != "") or clears (reason == "") the failure of
+// a file.
+func (l *Library) SetFailure(ctx context.Context, path, reason string) error {
+	var err error
+	if reason == "" {
+		_, err = l.db.ExecContext(ctx, "DELETE FROM ingest_failures WHERE path = ?", path)
+	} else {
+		_, err = l.db.ExecContext(ctx, "INSERT OR REPLACE INTO ingest_failures(path, reason, at) VALUES (?, ?, ?)", path, reason, time.Now().Unix())
+	}
+	return l.dbError(err)
+}
+
+// Failures lists the files ingest could not read.
+func (l *Library) Failures(ctx context.Context) ([]Failure, error) {
+	rows, err := l.db.QueryContext(ctx, "SELECT path, reason, at FROM ingest_failures ORDER BY path")
+	if err != nil {
+		return nil, l.dbError(err)
+	}
+	defer rows.Close()
+	var out []Failure
+	for rows.Next() {
+		var f Failure
+		var at int64
+		if err := rows.Scan(&f.Path, &f.Reason, &at); err != nil {
+			return nil, l.dbError(err)
+		}
+		f.At = time.Unix(at, 0).UTC()
+		out = append(out, f)
+	}
+	return out, l.dbError(rows.Err())
+}
+
+// Stats counts a library's records.
+type Stats struct {
+	Path       string         `json:"path"`
+	Records    int            `json:"records"`
+	ByLicense  map[string]int `json:"by_license"`
+	ByFormat   map[string]int `json:"by_format"`
+	ByEmbedder map[string]int `json:"by_embedder"`      // "" for records without a vector
+	Unlicensed int            `json:"unusable_license"` // unknown licence or unverified rights
+	Failures   int            `json:"failures"`
+	Schema     int            `json:"schema_version"`
+}
+
+// Stats returns counts by licence, format and embedder.
+func (l *Library) Stats(ctx context.Context) (Stats, error) {
+	s := Stats{Path: l.path, ByLicense: map[string]int{}, ByFormat: map[string]int{}, ByEmbedder: map[string]int{}, Schema: SchemaVersion}
+	group := func(query string, into map[string]int) error {
+		rows, err := l.db.QueryContext(ctx, query)
+		if err != nil {
+			return l.dbError(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var n int
+			if err := rows.Scan(&k, &n); err != nil {
+				return l.dbError(err)
+			}
+			into[k] = n
+		}
+		return l.dbError(rows.Err())
+	}
+	if err := group("SELECT license_id, count(*) FROM records GROUP BY license_id", s.ByLicense); err != nil {
+		return s, err
+	}
+	if err := group("SELECT format, count(*) FROM records GROUP BY format", s.ByFormat); err != nil {
+		return s, err
+	}
+	if err := group("SELECT coalesce(v.model, ''), count(*) FROM records r LEFT JOIN vectors v ON v.key = r.key GROUP BY 1", s.ByEmbedder); err != nil {
+		return s, err
+	}
+	err := l.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM records),
+		(SELECT count(*) FROM records WHERE license_id = 'unknown' OR json_extract(record, '$.license.rights_verified') IS NOT 1),
+		(SELECT count(*) FROM ingest_failures)`).Scan(&s.Records, &s.Unlicensed, &s.Failures)
+	return s, l.dbError(err)
+}
+
+// ResetEmbeddings drops every vector and the library's embedding model, so
+// that the records can be embedded again with another embedder.
+func (l *Library) ResetEmbeddings(ctx context.Context) error {
+	err := l.change(ctx, func(tx *sql.Tx, _ int64) error {
+		for _, q := range []string{"DELETE FROM vectors", "DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')",
+			"UPDATE records SET record = json_remove(record, '$.embedding_model')"} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return l.dbError(err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.model, l.dim = "", 0
+	l.vectors.reset()
+	l.mu.Unlock()
+	return nil
+}
+
+// dbError gives a database error a code: a busy or locked database is
+// Unavailable, anything else Internal.
+func (l *Library) dbError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var fe *foley.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked") {
+		return foley.Errorf(foley.Unavailable, "library %s is busy: %w", l.path, err)
+	}
+	return foley.Errorf(foley.Internal, "library %s: %w", l.path, err)
+}
+
+// SaveIndex brings the in-memory vector index up to date and, when the
+// library uses an HNSW graph (asked for, or on auto from HNSWThreshold
+// records), builds it if needed and saves it beside the library file
+// (PATH.hnsw), so that later searches load it instead of building it.
+// It reports whether a graph was saved.
+func (l *Library) SaveIndex(ctx context.Context) (bool, error) {
+	model, dim := l.Embedding()
+	if model == "" {
+		return false, nil
+	}
+	if err := l.vectors.sync(ctx, l.db, model, dim); err != nil {
+		return false, l.dbError(err)
+	}
+	n := l.vectors.len()
+	if l.vectors.opts.Index == "exact" || (l.vectors.opts.Index == "" && n < l.vectors.opts.HNSWThreshold) {
+		return false, nil
+	}
+	if err := l.vectors.saveHNSW(); err != nil {
+		return false, foley.Errorf(foley.Internal, "saving the HNSW graph of %s: %w", l.path, err)
+	}
+	return true, nil
+}
+
+// IndexKind says which vector index searches use now: "hnsw", "exact", or
+// "" before the first vector search.
+func (l *Library) IndexKind() string {
+	switch {
+	case !l.vectors.isLoaded():
+		return ""
+	case l.vectors.usingHNSW():
+		return "hnsw"
+	}
+	return "exact"
+}
+
+// TouchFile records a file's new size and modification time when its
+// content did not change (same hash), so the next ingest skips it.
+func (l *Library) TouchFile(ctx context.Context, path string, size, mtimeNS int64) error {
+	_, err := l.db.ExecContext(ctx, "UPDATE records SET size = ?, mtime_ns = ? WHERE path = ?", size, mtimeNS, path)
+	return l.dbError(err)
+}
+
+// CountUnusable counts the records of files under a path prefix that the
+// licence gate would drop whatever the use: an unknown licence, or rights
+// nobody verified.
+func (l *Library) CountUnusable(ctx context.Context, pathPrefix string) (int, error) {
+	var n int
+	err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE substr(path, 1, ?) = ?
+		AND (license_id = 'unknown' OR json_extract(record, '$.license.rights_verified') IS NOT 1)`, len(pathPrefix), pathPrefix).Scan(&n)
+	return n, l.dbError(err)
+}
+
+// ClearFailuresUnder forgets the recorded failures of files under a path
+// prefix, before an ingest of that folder records them again.
+func (l *Library) ClearFailuresUnder(ctx context.Context, pathPrefix string) error {
+	_, err := l.db.ExecContext(ctx, "DELETE FROM ingest_failures WHERE substr(path, 1, ?) = ?", len(pathPrefix), pathPrefix)
+	return l.dbError(err)
+}

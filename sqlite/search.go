@@ -1,0 +1,225 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/foley-audio/foley"
+)
+
+// MaxK bounds the results of one search.
+const MaxK = 1000
+
+var queryWord = regexp.MustCompile(`[\p{L}\p{N}]+`)
+
+// ftsQuery turns free text into an FTS5 query: every word, quoted, OR-ed,
+// so that BM25 ranks by how many and how rare the matching words are.
+func ftsQuery(text string) string {
+	words := queryWord.FindAllString(strings.ToLower(text), 32)
+	for i, w := range words {
+		words[i] = `"` + w + `"`
+	}
+	return strings.Join(words, " OR ")
+}
+
+// Search implements foley.Library: the BM25 list and the vector list, each
+// up to max(5k, 50) long and filtered, fused by reciprocal rank.
+func (l *Library) Search(ctx context.Context, q foley.SearchQuery) ([]foley.Candidate, error) {
+	k := q.K
+	if k == 0 {
+		k = 10
+	}
+	if k < 0 || k > MaxK {
+		return nil, foley.Errorf(foley.Invalid, "search: k must be 1..%d, got %d", MaxK, q.K)
+	}
+	f := q.Filter
+	if f.MinDurationS < 0 || f.MaxDurationS < 0 || (f.MaxDurationS > 0 && f.MaxDurationS < f.MinDurationS) {
+		return nil, foley.Errorf(foley.Invalid, "search: duration range %g..%g s is empty or negative", f.MinDurationS, f.MaxDurationS)
+	}
+	depth := max(5*k, 50)
+	fts := ftsQuery(q.Text)
+	if fts == "" && q.Vector == nil {
+		return nil, foley.Errorf(foley.Invalid, "search: the query has no words and no vector")
+	}
+
+	var textHits, vecHits []hit
+	if fts != "" {
+		var err error
+		if textHits, err = l.textSearch(ctx, fts, depth, f); err != nil {
+			return nil, err
+		}
+	}
+	if q.Vector != nil {
+		model, dim := l.Embedding()
+		switch {
+		case model == "":
+			// No vectors yet: the text list alone.
+		case q.Model != model || len(q.Vector) != dim:
+			return nil, foley.Errorf(foley.Invalid, "search: the library's vectors were made by %s (%d dimensions) but the query by %s (%d); query with the library's embedder, or %s",
+				model, dim, q.Model, len(q.Vector), reindexHint)
+		default:
+			if err := l.vectors.sync(ctx, l.db, model, dim); err != nil {
+				return nil, l.dbError(err)
+			}
+			vecHits = l.vectors.search(q.Vector, depth, f)
+		}
+	}
+	fused := fuse(textHits, vecHits)
+	if len(fused) > k {
+		fused = fused[:k]
+	}
+	return l.candidates(ctx, fused, q)
+}
+
+func (l *Library) textSearch(ctx context.Context, fts string, depth int, f foley.Filter) ([]hit, error) {
+	where, args := filterSQL(f)
+	query := `SELECT r.key, -bm25(records_fts, 1.0, 0.75, 0.5, 0.5) AS score
+		FROM records_fts JOIN records r ON r.key = records_fts.rowid
+		WHERE records_fts MATCH ?` + where + `
+		ORDER BY score DESC, r.key LIMIT ?`
+	rows, err := l.db.QueryContext(ctx, query, append(append([]any{fts}, args...), depth)...)
+	if err != nil {
+		return nil, l.dbError(fmt.Errorf("full-text search: %w", err))
+	}
+	defer rows.Close()
+	var out []hit
+	for rows.Next() {
+		var h hit
+		var s float64
+		if err := rows.Scan(&h.Key, &s); err != nil {
+			return nil, l.dbError(err)
+		}
+		h.Score = float32(s)
+		out = append(out, h)
+	}
+	return out, l.dbError(rows.Err())
+}
+
+// filterSQL is a filter as an SQL condition on records r.
+func filterSQL(f foley.Filter) (string, []any) {
+	var conds []string
+	var args []any
+	if len(f.LicenseIDs) > 0 {
+		conds = append(conds, "r.license_id COLLATE NOCASE IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.LicenseIDs)), ",")+")")
+		for _, id := range f.LicenseIDs {
+			args = append(args, id)
+		}
+	}
+	if f.CommercialOnly {
+		conds = append(conds, "r.commercial_ok = 1")
+	}
+	if f.MinDurationS > 0 {
+		conds, args = append(conds, "r.duration_s >= ?"), append(args, f.MinDurationS)
+	}
+	if f.MaxDurationS > 0 {
+		conds, args = append(conds, "r.duration_s <= ?"), append(args, f.MaxDurationS)
+	}
+	if f.UCSCategory != "" {
+		conds, args = append(conds, "substr(r.ucs_category, 1, ?) = ? COLLATE NOCASE"), append(args, len(f.UCSCategory), f.UCSCategory)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " AND " + strings.Join(conds, " AND "), args
+}
+
+// fused is a result of reciprocal rank fusion.
+type fused struct {
+	key       int64
+	rrf       float64
+	bm25      *float64
+	cos       *float64
+	firstRank int
+}
+
+// fuse combines ranked lists: each key scores the sum of 1/(RRFK + rank)
+// over the lists it is in (ranks from 1). Ties go to the better single rank,
+// then the smaller key.
+func fuse(text, vec []hit) []fused {
+	by := map[int64]*fused{}
+	add := func(list []hit, isText bool) {
+		for i, h := range list {
+			f := by[h.Key]
+			if f == nil {
+				f = &fused{key: h.Key, firstRank: i}
+				by[h.Key] = f
+			}
+			f.rrf += 1 / float64(RRFK+i+1)
+			f.firstRank = min(f.firstRank, i)
+			s := float64(h.Score)
+			if isText {
+				f.bm25 = &s
+			} else {
+				f.cos = &s
+			}
+		}
+	}
+	add(text, true)
+	add(vec, false)
+	out := make([]fused, 0, len(by))
+	for _, f := range by {
+		out = append(out, *f)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		switch {
+		case a.rrf != b.rrf:
+			return a.rrf > b.rrf
+		case a.firstRank != b.firstRank:
+			return a.firstRank < b.firstRank
+		}
+		return a.key < b.key
+	})
+	return out
+}
+
+// candidates loads the records of fused results, in order, with their
+// scores. A text hit outside the vector list still gets its cosine.
+func (l *Library) candidates(ctx context.Context, hits []fused, q foley.SearchQuery) ([]foley.Candidate, error) {
+	if len(hits) == 0 {
+		return []foley.Candidate{}, nil
+	}
+	args := make([]any, len(hits))
+	for i, h := range hits {
+		args[i] = h.key
+	}
+	rows, err := l.db.QueryContext(ctx, "SELECT key, record FROM records WHERE key IN ("+strings.TrimSuffix(strings.Repeat("?,", len(hits)), ",")+")", args...)
+	if err != nil {
+		return nil, l.dbError(err)
+	}
+	defer rows.Close()
+	recs := map[int64]foley.SoundRecord{}
+	for rows.Next() {
+		var key int64
+		var doc string
+		if err := rows.Scan(&key, &doc); err != nil {
+			return nil, l.dbError(err)
+		}
+		r, err := decodeRecord(doc)
+		if err != nil {
+			return nil, err
+		}
+		recs[key] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, l.dbError(err)
+	}
+	out := make([]foley.Candidate, 0, len(hits))
+	for _, h := range hits {
+		r, ok := recs[h.key]
+		if !ok {
+			continue // deleted between the two queries
+		}
+		c := foley.Candidate{Sound: r, Origin: foley.OriginRetrieved, BM25Score: h.bm25, ClapScore: h.cos, RRFScore: new(h.rrf)}
+		if c.ClapScore == nil && q.Vector != nil {
+			if s, ok := l.vectors.cosine(h.key, q.Vector); ok {
+				c.ClapScore = new(float64(s))
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
