@@ -1,0 +1,607 @@
+// Package ingest indexes a folder of sound files into a library: it finds
+// the audio by content, reads its facts and metadata, gathers captions, tags
+// and licences from sidecars, manifests, the files themselves, UCS file
+// names and folder names, embeds each record and stores it. It is
+// incremental: unchanged files are skipped, changed ones updated, missing
+// ones removed.
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/audio"
+	"github.com/foley-audio/foley/embed"
+	"github.com/foley-audio/foley/license"
+	"github.com/foley-audio/foley/sqlite"
+)
+
+// Options control an ingest.
+type Options struct {
+	// License is the licence (an id, URL or label) of every file that does
+	// not name a usable one. Giving it asserts that the user holds those
+	// rights, so such records count as rights-verified.
+	License string
+	// TrustMetadata accepts the licences files declare in their own tags
+	// as verified. Without it they are recorded, but the gate drops them.
+	TrustMetadata bool
+	// KeepMissing keeps records of files that are gone from the folder.
+	KeepMissing bool
+	// Reembed embeds every record again, for a library whose embedder
+	// changed.
+	Reembed bool
+	// Workers is the number of files read at once (default: all cores).
+	Workers int
+	// Progress, when set, is called after each file.
+	Progress func(Progress)
+}
+
+// Progress is the state of a running ingest.
+type Progress struct {
+	Done, Total int
+	Path        string // the file just finished
+	Outcome     Outcome
+}
+
+// Outcome is what happened to one file.
+type Outcome string
+
+// The outcomes.
+const (
+	Added     Outcome = "added"
+	Updated   Outcome = "updated"
+	Unchanged Outcome = "unchanged"
+	Removed   Outcome = "removed"
+	Failed    Outcome = "failed"
+)
+
+// Summary is the result of an ingest.
+type Summary struct {
+	Root      string           `json:"root"`
+	Library   string           `json:"library"`
+	Embedder  string           `json:"embedder"`
+	Added     int              `json:"added"`
+	Updated   int              `json:"updated"`
+	Unchanged int              `json:"unchanged"`
+	Removed   int              `json:"removed"`
+	Failed    int              `json:"failed"`
+	Failures  []sqlite.Failure `json:"failures,omitempty"`
+	// Unusable counts the folder's records the licence gate will drop: an
+	// unknown licence, or rights nobody verified.
+	Unusable    int     `json:"unusable_license"`
+	Seconds     float64 `json:"seconds"`
+	Interrupted bool    `json:"interrupted,omitempty"`
+}
+
+// job is one audio file found by the walk.
+type job struct {
+	path  string // absolute
+	rel   string // relative to the root, slash-separated
+	size  int64
+	mtime int64
+	prior *sqlite.FileState
+}
+
+// result is a job's outcome.
+type result struct {
+	job     job
+	outcome Outcome
+	entry   *sqlite.Entry     // a record to store
+	touch   *sqlite.FileState // or only a file's new size and time
+	err     error
+}
+
+// Run indexes root into lib with emb. Interrupting it (ctx cancelled)
+// stops after the files in hand are stored, and removes nothing; running it
+// again completes it.
+func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root string, opts Options) (Summary, error) {
+	start := time.Now()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return Summary{}, foley.Errorf(foley.Invalid, "index %s: %w", root, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return Summary{}, foley.Errorf(foley.Invalid, "index: %w", err)
+	}
+	if !st.IsDir() {
+		return Summary{}, foley.Errorf(foley.Invalid, "index: %s is not a folder", root)
+	}
+	sum := Summary{Root: abs, Library: lib.Path(), Embedder: emb.Model()}
+	var folderLicence *foley.License
+	if opts.License != "" {
+		if _, ok := license.Resolve(opts.License); !ok {
+			return sum, foley.Errorf(foley.Invalid, "--license %q is not a licence foley knows (see `foley licenses`)", opts.License)
+		}
+		folderLicence = &foley.License{LicenseID: opts.License, RightsVerified: true, Source: "user"}
+	}
+	model, _ := lib.Embedding()
+	if model != "" && model != emb.Model() {
+		if !opts.Reembed {
+			return sum, foley.Errorf(foley.Invalid, "the library %s was embedded with %s, and this ingest would use %s; run again with --reembed to embed the whole library with %s, or configure the embedder it was built with",
+				lib.Path(), model, emb.Model(), emb.Model())
+		}
+		if err := lib.ResetEmbeddings(ctx); err != nil {
+			return sum, err
+		}
+	}
+	prior, err := lib.Files(ctx)
+	if err != nil {
+		return sum, err
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	jobs, walkFailures := walk(ctx, abs, lib.Path(), prior)
+	if err := lib.ClearFailuresUnder(ctx, abs+string(filepath.Separator)); err != nil {
+		return sum, err
+	}
+	total := len(jobs) + len(walkFailures)
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	b := &builder{root: abs, folderLicence: folderLicence, trust: opts.TrustMetadata, reembed: opts.Reembed, emb: emb, manifests: map[string]*manifest{}}
+
+	in := make(chan job)
+	out := make(chan result, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range in {
+				out <- b.process(ctx, j)
+			}
+		})
+	}
+	go func() {
+		defer close(in)
+		for _, j := range jobs {
+			select {
+			case in <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(out) }()
+
+	w := &writer{ctx: context.WithoutCancel(ctx), lib: lib}
+	seen := map[string]bool{}
+	done := 0
+	report := func(path string, o Outcome) {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(Progress{Done: done, Total: total, Path: path, Outcome: o})
+		}
+	}
+	for _, f := range walkFailures {
+		seen[f.Path] = true
+		sum.Failed++
+		sum.Failures = append(sum.Failures, f)
+		w.failure(f.Path, f.Reason)
+		report(f.Path, Failed)
+	}
+	for r := range out {
+		seen[r.job.path] = true
+		o := r.outcome
+		switch {
+		case ctx.Err() != nil && errors.Is(r.err, context.Cause(ctx)), errors.Is(r.err, context.Canceled):
+			continue // not done, not failed: the next run does it
+		case foley.CodeOf(r.err) == foley.Unavailable:
+			// A service every file needs (the embedder) is down: stop
+			// rather than fail every file for the same reason.
+			cancel(r.err)
+			continue
+		}
+		if r.err != nil {
+			o = Failed
+			reason := r.err.Error()
+			sum.Failures = append(sum.Failures, sqlite.Failure{Path: r.job.path, Reason: reason, At: time.Now().UTC()})
+			w.failure(r.job.path, reason)
+		} else {
+			w.success(r)
+		}
+		switch o {
+		case Added:
+			sum.Added++
+		case Updated:
+			sum.Updated++
+		case Unchanged:
+			sum.Unchanged++
+		case Failed:
+			sum.Failed++
+		}
+		report(r.job.path, o)
+		if err := w.err; err != nil {
+			return sum, err
+		}
+	}
+	if err := w.flush(); err != nil {
+		return sum, err
+	}
+	if ctx.Err() != nil {
+		sum.Interrupted = true
+		sum.Seconds = time.Since(start).Seconds()
+		return sum, context.Cause(ctx)
+	}
+	if !opts.KeepMissing {
+		var gone []string
+		for path, f := range prior {
+			if !seen[path] && under(path, abs) {
+				gone = append(gone, f.ID)
+				w.failure(path, "")
+			}
+		}
+		slices.Sort(gone)
+		if err := lib.Delete(ctx, gone...); err != nil {
+			return sum, err
+		}
+		sum.Removed = len(gone)
+	}
+	if sum.Unusable, err = lib.CountUnusable(ctx, abs+string(filepath.Separator)); err != nil {
+		return sum, err
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, nil
+}
+
+// under reports whether path lies inside dir.
+func under(path, dir string) bool {
+	return strings.HasPrefix(path, dir+string(filepath.Separator))
+}
+
+// walk finds the audio files under root, by content. Hidden files and
+// folders and the library's own files are skipped; files it cannot read are
+// failures.
+func walk(ctx context.Context, root, libPath string, prior map[string]sqlite.FileState) ([]job, []sqlite.Failure) {
+	var jobs []job
+	var failures []sqlite.Failure
+	libAbs, _ := filepath.Abs(libPath)
+	fail := func(path string, err error) {
+		failures = append(failures, sqlite.Failure{Path: path, Reason: err.Error(), At: time.Now().UTC()})
+	}
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return filepath.SkipAll
+		}
+		if err != nil {
+			fail(path, err)
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if path != root && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(path, libAbs) || d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			info, err = os.Stat(path) // a link to a file counts as the file; links to folders are not followed
+		}
+		if err != nil {
+			fail(path, err)
+			return nil
+		}
+		if !info.Mode().IsRegular() {
+			return nil
+		}
+		j := job{path: path, size: info.Size(), mtime: info.ModTime().UnixNano()}
+		j.rel, _ = filepath.Rel(root, path)
+		j.rel = filepath.ToSlash(j.rel)
+		if p, ok := prior[path]; ok {
+			j.prior = &p
+		}
+		// A file already in the library is audio; anything else is
+		// sniffed. Files that are not audio are not failures.
+		if j.prior == nil {
+			if _, err := audio.SniffFile(path); err != nil {
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					fail(path, err)
+				}
+				return nil
+			}
+		}
+		jobs = append(jobs, j)
+		return nil
+	})
+	return jobs, failures
+}
+
+// builder turns files into records. It is shared by the workers.
+type builder struct {
+	root          string
+	folderLicence *foley.License
+	trust         bool
+	reembed       bool
+	emb           foley.Embedder
+
+	mu        sync.Mutex
+	manifests map[string]*manifest // by folder; nil when the folder has none
+}
+
+func (b *builder) manifestFor(dir string) *manifest {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m, ok := b.manifests[dir]
+	if !ok {
+		m = loadManifest(dir)
+		b.manifests[dir] = m
+	}
+	return m
+}
+
+// outside gathers the metadata from outside the file: its sidecar, then its
+// folder's manifest row. The signature identifies them.
+func (b *builder) outside(j job) (*fields, string, error) {
+	side, sideRaw, err := readSidecar(j.path)
+	if err != nil {
+		return nil, "", err
+	}
+	var row *fields
+	var rowRaw []byte
+	if m := b.manifestFor(filepath.Dir(j.path)); m != nil {
+		if m.err != nil {
+			return nil, "", m.err
+		}
+		key := filepath.ToSlash(filepath.Base(j.path))
+		row, rowRaw = m.rows[key], m.raw[key]
+	}
+	f := &fields{}
+	f.merge(side)
+	f.merge(row)
+	folder := ""
+	if b.folderLicence != nil {
+		folder = b.folderLicence.LicenseID
+	}
+	trust := "0"
+	if b.trust {
+		trust = "1"
+	}
+	return f, signature([]byte(recipeVersion), sideRaw, rowRaw, []byte(folder), []byte(trust), []byte(b.emb.Model())), nil
+}
+
+// recipeVersion changes when the way records are built changes, so that
+// every file is read again.
+const recipeVersion = "ingest-1"
+
+func (b *builder) process(ctx context.Context, j job) result {
+	r := result{job: j}
+	if err := ctx.Err(); err != nil {
+		r.err = err
+		return r
+	}
+	meta, sig, err := b.outside(j)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if p := j.prior; p != nil && !b.reembed && p.Size == j.size && p.MtimeNS == j.mtime && p.MetaSHA256 == sig {
+		r.outcome = Unchanged
+		return r
+	}
+	rep, err := audio.Probe(j.path, audio.DefaultQC(), 0)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if p := j.prior; p != nil && !b.reembed && p.SHA256 == rep.FileSHA256 && p.MetaSHA256 == sig {
+		r.outcome = Unchanged // touched, not changed
+		r.touch = &sqlite.FileState{Path: j.path, Size: j.size, MtimeNS: j.mtime}
+		return r
+	}
+	rec := b.record(j, rep, meta)
+	var vec []float32
+	if b.emb.AudioCapable() {
+		vs, err := b.emb.EmbedAudio(ctx, []string{j.path})
+		if err != nil {
+			r.err = fmt.Errorf("embedding: %w", err)
+			return r
+		}
+		vec = vs[0]
+	} else {
+		vs, err := b.emb.EmbedText(ctx, []string{embed.RecordText(rec)})
+		if err != nil {
+			r.err = fmt.Errorf("embedding: %w", err)
+			return r
+		}
+		vec = vs[0]
+	}
+	rec.EmbeddingModel = b.emb.Model()
+	r.entry = &sqlite.Entry{Record: rec, Vector: vec,
+		File: &sqlite.FileState{ID: rec.ID, Path: j.path, Size: j.size, MtimeNS: j.mtime, SHA256: rep.FileSHA256, MetaSHA256: sig}}
+	r.outcome = Added
+	if j.prior != nil {
+		r.outcome = Updated
+	}
+	return r
+}
+
+// record builds the record of a file. Each field comes from the first
+// source that has it: the sidecar, the folder manifest, the file's own
+// tags, its UCS name, and its folder and file names.
+func (b *builder) record(j job, rep audio.Report, meta *fields) foley.SoundRecord {
+	stem := strings.TrimSuffix(filepath.Base(j.path), filepath.Ext(j.path))
+	ucs, isUCS := ParseUCSName(stem)
+	fm := rep.Metadata
+	r := foley.SoundRecord{
+		ID:            meta.ID,
+		ContentSHA256: rep.FileSHA256,
+		URI:           j.path,
+		Caption:       first(meta.Caption, fm.Description, fm.Title, fm.Comment),
+		Tags:          meta.Tags,
+		UCSCategory:   meta.UCSCategory,
+		DurationS:     rep.Facts.Duration,
+		SampleRate:    rep.Info.SampleRate,
+		Channels:      rep.Info.Channels,
+		Format:        string(rep.Info.Format),
+	}
+	if r.ID == "" {
+		sum := sha256.Sum256([]byte(j.path))
+		r.ID = "f" + hex.EncodeToString(sum[:8])
+	}
+	if len(r.Tags) == 0 && fm.Keywords != "" {
+		r.Tags = cleanTags(strings.FieldsFunc(fm.Keywords, func(c rune) bool { return c == ',' || c == ';' }))
+	}
+	if isUCS {
+		if r.Caption == "" {
+			r.Caption = ucs.FXName
+		}
+		if r.UCSCategory == "" {
+			r.UCSCategory = ucs.CatID
+		}
+		if len(r.Tags) == 0 {
+			r.Tags = cleanTags(append(strings.Fields(strings.ToLower(ucs.Category+" "+ucs.SubCategory)), lowerWords(ucs.FXName)...))
+		}
+	}
+	if r.Caption == "" {
+		r.Caption = strings.Join(sqlite.SplitWords(stem), " ")
+	}
+	if len(r.Tags) == 0 {
+		r.Tags = pathTags(j.rel)
+	}
+	r.License = b.licence(meta, fm)
+	return r
+}
+
+// licence picks the record's licence: the sidecar's or manifest's (verified
+// unless they say otherwise), then the file's own tags, then the folder
+// licence. The first that resolves to a known licence wins; when none does,
+// the first one given is kept as it is (and the gate will drop it).
+//
+// A licence in the file's own tags counts as verified with TrustMetadata,
+// or when the user vouched for the folder with a folder licence: the file's
+// licence is the more specific statement (a CC-BY tag keeps its duty of
+// credit under --license user-owned).
+func (b *builder) licence(meta *fields, fm audio.Metadata) foley.License {
+	var cands []foley.License
+	if meta.License != nil {
+		l := *meta.License
+		if !meta.rightsSet {
+			l.RightsVerified = true
+		}
+		cands = append(cands, l)
+	}
+	for _, text := range []string{fm.License, fm.Copyright} {
+		if text == "" {
+			continue
+		}
+		l := foley.License{LicenseID: text, Creator: fm.Artist, Title: fm.Title, Source: "file metadata", RightsVerified: b.trust || b.folderLicence != nil}
+		if license.IsCreativeCommonsURL(text) {
+			l.LicenseID, l.LicenseURL = "", text
+		}
+		cands = append(cands, l)
+	}
+	if b.folderLicence != nil {
+		l := *b.folderLicence
+		l.Creator = first(l.Creator, fm.Artist)
+		cands = append(cands, l)
+	}
+	for _, l := range cands {
+		if _, ok := license.ResolveRecord(l); ok {
+			return l
+		}
+	}
+	if len(cands) > 0 {
+		l := cands[0]
+		l.RightsVerified = false
+		return l
+	}
+	return foley.License{LicenseID: license.Unknown, Creator: fm.Artist}
+}
+
+func first(s ...string) string {
+	for _, v := range s {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func lowerWords(s string) []string { return strings.Fields(strings.ToLower(s)) }
+
+// pathTags are the words of a file's folders and name, lower-cased, without
+// numbers.
+func pathTags(rel string) []string {
+	rel = strings.TrimSuffix(rel, filepath.Ext(rel))
+	var words []string
+	for _, part := range strings.Split(rel, "/") {
+		for _, w := range sqlite.SplitWords(part) {
+			if strings.Trim(w, "0123456789") != "" {
+				words = append(words, strings.ToLower(w))
+			}
+		}
+	}
+	return cleanTags(words)
+}
+
+// writer stores results in batches and records failures.
+type writer struct {
+	ctx     context.Context
+	lib     *sqlite.Library
+	batch   []sqlite.Entry
+	cleared []string
+	err     error
+}
+
+const batchSize = 64
+
+func (w *writer) success(r result) {
+	if r.touch != nil && w.err == nil {
+		w.err = w.lib.TouchFile(w.ctx, r.touch.Path, r.touch.Size, r.touch.MtimeNS)
+	}
+	if r.entry == nil {
+		return
+	}
+	if p := r.job.prior; p != nil && p.ID != r.entry.Record.ID && w.err == nil {
+		w.err = w.lib.Delete(w.ctx, p.ID) // the sidecar gave the file a new id
+	}
+	w.batch = append(w.batch, *r.entry)
+	w.cleared = append(w.cleared, r.job.path)
+	if len(w.batch) >= batchSize {
+		w.err = w.flush()
+	}
+}
+
+func (w *writer) failure(path, reason string) {
+	if w.err == nil {
+		w.err = w.lib.SetFailure(w.ctx, path, reason)
+	}
+}
+
+func (w *writer) flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.batch) > 0 {
+		if err := w.lib.Put(w.ctx, w.batch); err != nil {
+			return err
+		}
+	}
+	for _, p := range w.cleared {
+		if err := w.lib.SetFailure(w.ctx, p, ""); err != nil {
+			return err
+		}
+	}
+	w.batch, w.cleared = w.batch[:0], w.cleared[:0]
+	return nil
+}
