@@ -194,7 +194,7 @@ func TestLicenses(t *testing.T) {
 }
 
 func TestHelpHasExamples(t *testing.T) {
-	for _, cmd := range [][]string{{"--help"}, {"verify", "--help"}, {"licenses", "--help"}, {"probe", "--help"}} {
+	for _, cmd := range [][]string{{"--help"}, {"verify", "--help"}, {"licenses", "--help"}, {"probe", "--help"}, {"index", "--help"}, {"search", "--help"}, {"show", "--help"}, {"stats", "--help"}} {
 		code, out, _ := foleyRun(t, "", cmd...)
 		if code != 0 || !strings.Contains(out, "Examples:") {
 			t.Errorf("%v: exit %d, no examples:\n%s", cmd, code, out)
@@ -307,5 +307,69 @@ func TestProbe(t *testing.T) {
 	}
 	if code, _, _ := foleyRun(t, "", "probe", "--peaks", "-1", wav); code != 2 {
 		t.Errorf("--peaks -1: exit %d", code)
+	}
+}
+
+func TestIndexSearchShowStats(t *testing.T) {
+	dir := t.TempDir()
+	sfx := filepath.Join(dir, "sfx")
+	os.MkdirAll(filepath.Join(sfx, "doors"), 0o755)
+	for name, from := range map[string]string{"doors/heavy_slam.wav": "wav_meta.wav", "rain.flac": "flac_s16.flac", "dog.mp3": "mp3_id3.mp3", "wind.ogg": "ogg_vorbis.ogg"} {
+		data, err := os.ReadFile("../../audio/testdata/" + from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(sfx, name), data, 0o644)
+	}
+	os.WriteFile(filepath.Join(sfx, "notes.txt"), []byte("not audio"), 0o644)
+	lib := filepath.Join(dir, "lib.db")
+	t.Setenv("FOLEY_CLAP_URL", "")
+	code, out, errs := foleyRun(t, "", "index", sfx, "--library", lib, "--license", "user-owned")
+	if code != 0 || !strings.Contains(out, "ADDED") || !strings.Contains(strings.Join(strings.Fields(out), " "), "4 0 0 0 0 0") {
+		t.Fatalf("index: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = foleyRun(t, "", "index", sfx, "--library", lib, "--license", "user-owned", "--json")
+	var sum struct{ Added, Unchanged int }
+	if err := json.Unmarshal([]byte(out), &sum); code != 0 || err != nil || sum.Unchanged != 4 {
+		t.Errorf("second index: exit %d %+v %v", code, sum, err)
+	}
+	// FOLEY_LIBRARY stands in for --library.
+	t.Setenv("FOLEY_LIBRARY", lib)
+	code, out, _ = foleyRun(t, "", "search", "heavy wooden door slams shut", "-k", "2")
+	if code != 0 || !strings.Contains(strings.Split(out, "\n")[1], "heavy_slam.wav") {
+		t.Errorf("search: exit %d\n%s", code, out)
+	}
+	if code, out, _ := foleyRun(t, "", "search", "heavy wooden door slams shut", "-k", "1", "--index", "hnsw"); code != 0 || !strings.Contains(out, "heavy_slam.wav") {
+		t.Errorf("search --index hnsw: exit %d\n%s", code, out)
+	}
+	code, out, _ = foleyRun(t, "", "search", "dog", "--json", "--commercial")
+	var cands []foley.Candidate
+	if err := json.Unmarshal([]byte(out), &cands); code != 0 || err != nil || len(cands) == 0 || cands[0].RRFScore == nil || cands[0].ClapScore == nil {
+		t.Fatalf("search --json: exit %d %v\n%s", code, err, out)
+	}
+	code, out, _ = foleyRun(t, "", "show", cands[0].Sound.ID)
+	if code != 0 || !strings.Contains(out, "user-owned") || !strings.Contains(out, "dog.mp3") {
+		t.Errorf("show: exit %d\n%s", code, out)
+	}
+	if code, _, errs := foleyRun(t, "", "show", "no-such-id"); code != 1 || !strings.Contains(errs, "no sound with id") {
+		t.Errorf("show missing: exit %d %s", code, errs)
+	}
+	code, out, _ = foleyRun(t, "", "stats", "--json")
+	var st struct {
+		Records   int            `json:"records"`
+		ByFormat  map[string]int `json:"by_format"`
+		ByLicense map[string]int `json:"by_license"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil || st.Records != 4 || st.ByFormat["mp3"] != 1 || st.ByLicense["user-owned"] != 1 {
+		t.Errorf("stats: exit %d %+v %v\n%s", code, st, err, out)
+	}
+	for _, bad := range [][]string{
+		{"index"}, {"index", filepath.Join(dir, "nope")}, {"index", sfx, "--license", "my licence"},
+		{"search"}, {"search", "door", "-k", "0"}, {"search", "door", "--min-duration", "5", "--max-duration", "1"},
+		{"stats", "extra"}, {"search", "door", "--index", "faiss"},
+	} {
+		if code, _, errs := foleyRun(t, "", bad...); code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", bad, code, errs)
+		}
 	}
 }
