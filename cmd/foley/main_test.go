@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/foley-audio/foley"
 )
@@ -372,4 +375,62 @@ func TestIndexSearchShowStats(t *testing.T) {
 			t.Errorf("%v: exit %d (%s), want 2", bad, code, errs)
 		}
 	}
+}
+
+// TestIndexSurvivesSIGKILL kills a running `foley index` and checks that
+// the library still opens and searches, and that running the same command
+// again completes it.
+func TestIndexSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and indexes 1500 files")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "foley")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	src, err := os.ReadFile("../../audio/testdata/wav_s16.wav")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sfx := filepath.Join(dir, "sfx")
+	os.MkdirAll(sfx, 0o755)
+	const n = 1500
+	for i := range n {
+		// Each file differs by a byte so that each is its own record.
+		data := append([]byte(nil), src...)
+		data[len(data)-1] = byte(i)
+		data[len(data)-3] = byte(i >> 8)
+		os.WriteFile(filepath.Join(sfx, fmt.Sprintf("door_slam_%03d.wav", i)), data, 0o644)
+	}
+	lib := filepath.Join(dir, "lib.db")
+	env := append(os.Environ(), "FOLEY_CLAP_URL=")
+	cmd := exec.Command(bin, "index", sfx, "--library", lib, "--license", "CC0-1.0", "--workers", "1")
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it soon after it starts writing.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(lib + "-wal"); err == nil {
+			break
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	search := exec.Command(bin, "search", "door slam", "--library", lib, "--json")
+	search.Env = env
+	out, err := search.Output()
+	if err != nil {
+		t.Fatalf("search after SIGKILL: %v\n%s", err, out)
+	}
+	again := exec.Command(bin, "index", sfx, "--library", lib, "--license", "CC0-1.0", "--json")
+	again.Env = env
+	out, err = again.Output()
+	var sum struct{ Added, Unchanged, Failed int }
+	if err != nil || json.Unmarshal(out, &sum) != nil || sum.Added+sum.Unchanged != n || sum.Failed != 0 {
+		t.Fatalf("second run: %v %+v\n%s", err, sum, out)
+	}
+	t.Logf("the killed run stored %d of %d files", sum.Unchanged, n)
 }
