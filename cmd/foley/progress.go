@@ -8,8 +8,9 @@ import (
 	"golang.org/x/term"
 )
 
-// progress is a progress bar on stderr when stderr is a terminal, and
-// nothing otherwise, so that scripts and logs see no bar.
+// progress is a progress bar on stderr when stderr is a terminal (count,
+// files/s, elapsed time and ETA), and nothing otherwise, so that scripts and
+// logs see no bar.
 type progress struct {
 	bar *progressbar.ProgressBar
 }
@@ -23,7 +24,10 @@ func newProgress(w io.Writer, total int, what string) *progress {
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription(what),
 		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("files"),
 		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(true), // the ETA
 		progressbar.OptionClearOnFinish(),
 	)}
 }
