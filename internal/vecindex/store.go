@@ -68,6 +68,19 @@ func NewStore(dim int) *Store {
 // Dim is the length of every vector.
 func (s *Store) Dim() int { return s.dim }
 
+// Each calls fn with every stored key and its vector, in slot order, until
+// fn returns false. v is the store's own memory: fn must not keep or change
+// it, and must not call back into the store (its read lock is held).
+func (s *Store) Each(fn func(key int64, v []float32) bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for slot := uint32(0); slot < s.used; slot++ {
+		if s.state(slot) == slotLive && !fn(s.key(slot), s.vec(slot)) {
+			return
+		}
+	}
+}
+
 // Len is the number of keys stored.
 func (s *Store) Len() int {
 	s.mu.RLock()
