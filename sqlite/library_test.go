@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -461,7 +462,7 @@ func TestHNSWIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	saved, err := w.SaveIndex(ctx)
-	if err != nil || !saved {
+	if err != nil || len(saved) != 1 || saved[0] != path+".hnsw" {
 		t.Fatalf("SaveIndex: %v %v", saved, err)
 	}
 	exact, _ := Open(ctx, path, Options{Index: "exact"})
@@ -495,7 +496,7 @@ func TestHNSWIndex(t *testing.T) {
 	small, _ := Open(ctx, filepath.Join(t.TempDir(), "small.db"), Options{})
 	defer small.Close()
 	small.Upsert(ctx, recs[:10], vecs[:10])
-	if saved, err := small.SaveIndex(ctx); saved || err != nil {
+	if saved, err := small.SaveIndex(ctx); len(saved) != 0 || err != nil {
 		t.Errorf("small library saved a graph: %v", err)
 	}
 	if err := w.ResetEmbeddings(ctx); err != nil {
@@ -503,5 +504,120 @@ func TestHNSWIndex(t *testing.T) {
 	}
 	if _, err := os.Stat(path + ".hnsw"); !os.IsNotExist(err) {
 		t.Errorf("graph file kept after reset: %v", err)
+	}
+}
+
+// TestMigratesVersion1 opens a file written at schema version 1 and checks
+// that it is brought up to date and searches.
+func TestMigratesVersion1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v1.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(migrations[0] + "; PRAGMA user_version = 1"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	l, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var v int
+	l.db.QueryRow("PRAGMA user_version").Scan(&v)
+	if v != SchemaVersion || SchemaVersion < 2 {
+		t.Fatalf("user_version %d after opening, want %d", v, SchemaVersion)
+	}
+	l.Upsert(ctx, []foley.SoundRecord{rec("a", "door slam"), rec("b", "door")}, nil)
+	res, err := l.Search(ctx, foley.SearchQuery{Text: "door slam"})
+	if err != nil || len(res) != 2 || res[0].Sound.ID != "a" {
+		t.Errorf("search after migrating: %v %v", ids(res), err)
+	}
+}
+
+// TestVectorSnapshot saves a snapshot, changes the library after it, and
+// checks that a new handle starting from the snapshot (or from a damaged
+// one) sees exactly what the database holds.
+func TestVectorSnapshot(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "snap.db")
+	w, _ := Open(ctx, path, Options{Index: "exact"})
+	defer w.Close()
+	rng := rand.New(rand.NewPCG(1, 1))
+	n := snapshotMin + 100
+	recs := make([]foley.SoundRecord, n)
+	vecs := make([][]float32, n)
+	for i := range recs {
+		recs[i] = rec(fmt.Sprintf("r%05d", i), "clip")
+		recs[i].EmbeddingModel = "test/8"
+		if i%3 == 0 {
+			recs[i].License.LicenseID = "CC-BY-NC-4.0"
+		}
+		v := make([]float32, 8)
+		var norm float64
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+			norm += float64(v[j]) * float64(v[j])
+		}
+		for j := range v {
+			v[j] /= float32(math.Sqrt(norm))
+		}
+		vecs[i] = v
+	}
+	if err := w.Upsert(ctx, recs, vecs); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := w.SaveIndex(ctx)
+	if err != nil || len(saved) != 1 || saved[0] != path+".vectors" {
+		t.Fatalf("SaveIndex: %v %v", saved, err)
+	}
+	// After the snapshot: one record deleted, one changed, one added.
+	w.Delete(ctx, recs[1].ID)
+	w.Upsert(ctx, []foley.SoundRecord{recs[2]}, [][]float32{vecs[5]})
+	extra := rec("extra", "clip")
+	extra.EmbeddingModel = "test/8"
+	w.Upsert(ctx, []foley.SoundRecord{extra}, [][]float32{vecs[1]})
+	check := func(name string, fromSnapshot bool) {
+		r, _ := Open(ctx, path, Options{Index: "exact"})
+		defer r.Close()
+		res, err := r.Search(ctx, foley.SearchQuery{Vector: vecs[1], Model: "test/8", K: 1})
+		if r.vectors.fromSnapshot != fromSnapshot {
+			t.Errorf("%s: loaded from the snapshot: %v", name, r.vectors.fromSnapshot)
+		}
+		if err != nil || res[0].Sound.ID != "extra" {
+			t.Errorf("%s: nearest to a deleted record's vector is %v (%v), want extra", name, ids(res), err)
+		}
+		res, _ = r.Search(ctx, foley.SearchQuery{Vector: vecs[5], Model: "test/8", K: 2})
+		if !sameSet(ids(res), []string{recs[2].ID, recs[5].ID}) {
+			t.Errorf("%s: a changed vector: %v", name, ids(res))
+		}
+		res, _ = r.Search(ctx, foley.SearchQuery{Vector: vecs[3], Model: "test/8", K: 3, Filter: foley.Filter{CommercialOnly: true}})
+		for _, c := range res {
+			if c.Sound.License.LicenseID == "CC-BY-NC-4.0" {
+				t.Errorf("%s: the commercial filter let %s through", name, c.Sound.ID)
+			}
+		}
+	}
+	check("from the snapshot", true)
+	data, _ := os.ReadFile(path + ".vectors")
+	data[len(data)/2] ^= 0xFF
+	os.WriteFile(path+".vectors", data, 0o644)
+	check("from a damaged snapshot", false)
+	os.WriteFile(path+".vectors", data[:100], 0o644)
+	check("from a truncated snapshot", false)
+}
+
+func TestFTSQuery(t *testing.T) {
+	for in, want := range map[string]string{
+		"a heavy door slams on the floor": `"heavy" OR "door" OR "slams" OR "floor"`,
+		"the":                             `"the"`,
+		`door" OR NEAR(x`:                 `"door" OR "near" OR "x"`,
+		"  ,,, ":                          "",
+	} {
+		if got := ftsQuery(in); got != want {
+			t.Errorf("ftsQuery(%q) = %s, want %s", in, got, want)
+		}
 	}
 }

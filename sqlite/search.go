@@ -15,12 +15,30 @@ const MaxK = 1000
 
 var queryWord = regexp.MustCompile(`[\p{L}\p{N}]+`)
 
-// ftsQuery turns free text into an FTS5 query: every word, quoted, OR-ed,
-// so that BM25 ranks by how many and how rare the matching words are.
+// stopwords are left out of full-text queries: they match most captions
+// ("a door slams"), add nothing to the ranking and make every search score
+// most of the library.
+var stopwords = map[string]bool{
+	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "on": true, "in": true,
+	"at": true, "to": true, "into": true, "onto": true, "with": true, "by": true, "for": true, "from": true,
+	"is": true, "are": true, "it": true, "its": true, "as": true, "than": true, "then": true,
+}
+
+// ftsQuery turns free text into an FTS5 query: every word but stopwords,
+// quoted, OR-ed, so that BM25 ranks by how many and how rare the matching
+// words are. A query of stopwords only keeps them.
 func ftsQuery(text string) string {
-	words := queryWord.FindAllString(strings.ToLower(text), 32)
-	for i, w := range words {
-		words[i] = `"` + w + `"`
+	all := queryWord.FindAllString(strings.ToLower(text), 32)
+	var words []string
+	for _, w := range all {
+		if !stopwords[w] {
+			words = append(words, `"`+w+`"`)
+		}
+	}
+	if len(words) == 0 {
+		for _, w := range all {
+			words = append(words, `"`+w+`"`)
+		}
 	}
 	return strings.Join(words, " OR ")
 }
@@ -75,11 +93,15 @@ func (l *Library) Search(ctx context.Context, q foley.SearchQuery) ([]foley.Cand
 }
 
 func (l *Library) textSearch(ctx context.Context, fts string, depth int, f foley.Filter) ([]hit, error) {
+	// rank is bm25(1.0, 0.75, 0.5, 0.5) (set up by the schema); ORDER BY
+	// rank lets FTS5 rank inside the virtual table. Records are joined only
+	// when a filter needs them.
 	where, args := filterSQL(f)
-	query := `SELECT r.key, -bm25(records_fts, 1.0, 0.75, 0.5, 0.5) AS score
-		FROM records_fts JOIN records r ON r.key = records_fts.rowid
-		WHERE records_fts MATCH ?` + where + `
-		ORDER BY score DESC, r.key LIMIT ?`
+	query := `SELECT f.rowid, -f.rank FROM records_fts f WHERE records_fts MATCH ? ORDER BY f.rank LIMIT ?`
+	if where != "" {
+		query = `SELECT r.key, -f.rank FROM records_fts f JOIN records r ON r.key = f.rowid
+		WHERE records_fts MATCH ?` + where + ` ORDER BY f.rank LIMIT ?`
+	}
 	rows, err := l.db.QueryContext(ctx, query, append(append([]any{fts}, args...), depth)...)
 	if err != nil {
 		return nil, l.dbError(fmt.Errorf("full-text search: %w", err))

@@ -63,6 +63,7 @@ func ucsMatch(want, have string) bool {
 type vectorState struct {
 	opts     Options
 	hnswPath string // where the graph is kept between runs
+	snapPath string // where the vector snapshot is kept
 
 	mu     sync.RWMutex
 	loaded bool
@@ -73,13 +74,16 @@ type vectorState struct {
 	flat   *vecindex.Flat
 	hnsw   *vecindex.HNSW // nil: exact search only
 	attrs  map[int64]attrs
+	// fromSnapshot says the vectors were loaded from the snapshot file
+	// (and brought up to date from the database), not from the database.
+	fromSnapshot bool
 }
 
 func newVectorState(opts Options, path string) *vectorState {
 	if opts.HNSWThreshold <= 0 {
 		opts.HNSWThreshold = DefaultHNSWThreshold
 	}
-	return &vectorState{opts: opts, hnswPath: path + ".hnsw"}
+	return &vectorState{opts: opts, hnswPath: path + ".hnsw", snapPath: path + ".vectors"}
 }
 
 // DefaultHNSWThreshold is the library size from which the HNSW graph is
@@ -91,6 +95,7 @@ func (s *vectorState) reset() {
 	s.loaded, s.seq, s.store, s.flat, s.hnsw, s.attrs = false, 0, nil, nil, nil, nil
 	s.mu.Unlock()
 	os.Remove(s.hnswPath)
+	os.Remove(s.snapPath)
 }
 
 // wantHNSW reports whether searches should use the graph: asked for, or on
@@ -125,7 +130,17 @@ func (s *vectorState) sync(ctx context.Context, db *sql.DB, model string, dim in
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.loaded || s.model != model || s.dim != dim {
-		s.store, s.hnsw, s.attrs, s.seq, s.model, s.dim, s.loaded = vecindex.NewStore(dim), nil, map[int64]attrs{}, 0, model, dim, false
+		s.store, s.hnsw, s.attrs, s.seq, s.model, s.dim, s.loaded, s.fromSnapshot = vecindex.NewStore(dim), nil, map[int64]attrs{}, 0, model, dim, false, false
+		// Start from the snapshot when there is a good one; the changes
+		// after it come from the database below.
+		if snapSeq, store, at, err := s.readSnapshot(model, dim, seq); err == nil {
+			s.store, s.attrs, s.seq, s.loaded, s.fromSnapshot = store, at, snapSeq, true, true
+			defer func() {
+				if s.hnsw == nil && s.wantHNSW(s.store.Len()) {
+					s.attachHNSW()
+				}
+			}()
+		}
 		s.flat = vecindex.NewFlat(s.store)
 	}
 	if s.loaded && s.seq >= seq {
@@ -235,6 +250,10 @@ func (s *vectorState) saveHNSW() error {
 	if s.store == nil {
 		return nil
 	}
+	return s.saveHNSWLocked()
+}
+
+func (s *vectorState) saveHNSWLocked() error {
 	if s.hnsw == nil {
 		if err := s.attachHNSW(); err != nil {
 			return err
@@ -334,4 +353,13 @@ func (s *vectorState) isLoaded() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.loaded
+}
+
+func (s *vectorState) saveSnapshot() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.store == nil {
+		return nil
+	}
+	return s.writeSnapshot()
 }
