@@ -169,10 +169,12 @@ embedder (captions and tags only).`,
 				return err
 			}
 			if err == nil {
-				if saved, ierr := l.SaveIndex(ctx); ierr != nil {
+				saved, ierr := l.SaveIndex(ctx)
+				if ierr != nil {
 					return ierr
-				} else if saved {
-					fmt.Fprintf(s.err, "saved the HNSW graph beside %s\n", l.Path())
+				}
+				for _, f := range saved {
+					fmt.Fprintf(s.err, "saved %s\n", f)
 				}
 			}
 			if asJSON {
