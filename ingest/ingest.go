@@ -145,7 +145,7 @@ func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root stri
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	jobs, walkFailures := walk(ctx, abs, lib.Path(), prior)
-	if err := lib.ClearFailuresUnder(ctx, abs+string(filepath.Separator)); err != nil {
+	if err := lib.ClearFailuresUnder(ctx, withSep(abs)); err != nil {
 		return sum, err
 	}
 	total := len(jobs) + len(walkFailures)
@@ -250,7 +250,7 @@ func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root stri
 		}
 		sum.Removed = len(gone)
 	}
-	if sum.Unusable, err = lib.CountUnusable(ctx, abs+string(filepath.Separator)); err != nil {
+	if sum.Unusable, err = lib.CountUnusable(ctx, withSep(abs)); err != nil {
 		return sum, err
 	}
 	sum.Seconds = time.Since(start).Seconds()
@@ -258,8 +258,14 @@ func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root stri
 }
 
 // under reports whether path lies inside dir.
-func under(path, dir string) bool {
-	return strings.HasPrefix(path, dir+string(filepath.Separator))
+func under(path, dir string) bool { return strings.HasPrefix(path, withSep(dir)) }
+
+// withSep ends a folder path with a separator ("/" stays "/").
+func withSep(dir string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir
+	}
+	return dir + string(filepath.Separator)
 }
 
 // walk finds the audio files under root, by content. Hidden files and

@@ -62,12 +62,18 @@ func dataDir() (string, error) {
 type libraryFlags struct {
 	path  string
 	index string
+	// existing: the command reads a library, so a missing file is an
+	// error rather than a new, empty library.
+	existing bool
 }
 
 func (f *libraryFlags) open(ctx context.Context) (*sqlite.Library, error) {
 	path, err := libraryPath(f.path)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := os.Stat(path); f.existing && errors.Is(err, os.ErrNotExist) {
+		return nil, usageError("there is no library at %s; index a folder into it first: foley index DIR --library %s", path, path)
 	}
 	if f.index == "auto" {
 		f.index = ""
@@ -255,7 +261,7 @@ func printSummary(w io.Writer, s ingest.Summary) {
 
 func newSearchCmd(s streams) *cobra.Command {
 	var (
-		lib        libraryFlags
+		lib        = libraryFlags{existing: true}
 		k          int
 		licences   []string
 		commercial bool
@@ -345,7 +351,7 @@ func score(v *float64, format string) string {
 }
 
 func newShowCmd(s streams) *cobra.Command {
-	var lib libraryFlags
+	lib := libraryFlags{existing: true}
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "show ID",
@@ -393,7 +399,7 @@ func newShowCmd(s streams) *cobra.Command {
 }
 
 func newStatsCmd(s streams) *cobra.Command {
-	var lib libraryFlags
+	lib := libraryFlags{existing: true}
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "stats",

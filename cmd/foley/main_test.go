@@ -369,7 +369,8 @@ func TestIndexSearchShowStats(t *testing.T) {
 	for _, bad := range [][]string{
 		{"index"}, {"index", filepath.Join(dir, "nope")}, {"index", sfx, "--license", "my licence"},
 		{"search"}, {"search", "door", "-k", "0"}, {"search", "door", "--min-duration", "5", "--max-duration", "1"},
-		{"stats", "extra"}, {"search", "door", "--index", "faiss"},
+		{"stats", "extra"}, {"search", "door", "--index", "faiss"}, {"search", "door", "--library", filepath.Join(dir, "typo.db")},
+		{"stats", "--library", filepath.Join(dir, "typo.db")},
 	} {
 		if code, _, errs := foleyRun(t, "", bad...); code != 2 {
 			t.Errorf("%v: exit %d (%s), want 2", bad, code, errs)
