@@ -3,6 +3,7 @@ package audio
 import (
 	"bytes"
 	"math"
+	"os"
 	"testing"
 )
 
@@ -317,6 +318,10 @@ func TestModelWAV(t *testing.T) {
 	}
 	if i := d.Info(); i.SampleRate != 16000 || i.Channels != 1 || i.Codec != "pcm_s16le" || len(got) != 800 {
 		t.Errorf("info %+v, %d samples; want 16 kHz mono 16-bit, 800 samples (0.05 s)", i, len(got))
+	}
+	data, _ := os.ReadFile("testdata/mp3_id3.mp3")
+	if b, err := ModelWAVReader(bytes.NewReader(data), 16000, 30); err != nil || len(b) < 44+2*1000 {
+		t.Errorf("ModelWAVReader: %d bytes, %v", len(b), err)
 	}
 	if _, err := ModelWAV("testdata/aiff.aiff", 16000, 30); err == nil {
 		t.Error("AIFF: no error")

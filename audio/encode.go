@@ -56,6 +56,30 @@ func ModelWAV(path string, rate int, maxSeconds float64) ([]byte, error) {
 	if c.Frames() == 0 {
 		return nil, fmt.Errorf("%s: no audio", path)
 	}
+	return modelWAV(c, rate)
+}
+
+// ModelWAVReader is ModelWAV for a sound file read from r (downloaded, say).
+func ModelWAVReader(r io.Reader, rate int, maxSeconds float64) ([]byte, error) {
+	d, err := NewDecoder(r)
+	if err != nil {
+		return nil, err
+	}
+	var maxFrames int64
+	if maxSeconds > 0 {
+		maxFrames = int64(math.Ceil(maxSeconds * float64(d.Info().SampleRate)))
+	}
+	c, err := ReadAll(d, maxFrames)
+	if err != nil {
+		return nil, err
+	}
+	if c.Frames() == 0 {
+		return nil, fmt.Errorf("no audio")
+	}
+	return modelWAV(c, rate)
+}
+
+func modelWAV(c *Clip, rate int) ([]byte, error) {
 	m, err := c.Mono().Resample(rate)
 	if err != nil {
 		return nil, err
