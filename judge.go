@@ -15,3 +15,19 @@ type Judge interface {
 	// or "audiolm:Qwen/Qwen2-Audio-7B-Instruct".
 	Name() string
 }
+
+// IdentifiedJudge is a judge that names everything its verdicts depend on
+// (judge kind, model, prompt version, threshold), so that a verdict it gave
+// can be reused for the same event, clip and rung. Two judges with the same
+// identity must give the same verdicts.
+type IdentifiedJudge interface {
+	Judge
+	Identity() string
+}
+
+// CheckableJudge is a judge backed by a service that can be asked, cheaply,
+// whether it answers (foley judges uses it).
+type CheckableJudge interface {
+	Judge
+	Check(ctx context.Context) error
+}
