@@ -194,6 +194,10 @@ type Verdict struct {
 	// "string-overlap", so that output never implies a clip was listened
 	// to when it was not.
 	Judge string `json:"judge,omitempty"`
+	// Cached says the verdict was given earlier, for the same event, clip
+	// content, rung and judge identity, and read from the verdict cache
+	// rather than paid for again.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // UnmarshalJSON decodes a verdict and checks that confidence is in 0..1.

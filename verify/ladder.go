@@ -5,6 +5,10 @@ import (
 	"math"
 
 	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/obs"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Judges holds the model judges configured for the rungs above clap. A nil
@@ -47,7 +51,46 @@ func (j Judges) For(level foley.VerifyLevel) foley.Judge {
 //     its verdict comes back with Level set to level.
 //
 // A judge's error is returned as an error, never as a match.
+//
+// Match records an OpenTelemetry span named "verify_match" (see
+// SpanVerifyMatch) with the level, the candidate id and the outcome; model
+// judges record their calls as its children.
 func Match(ctx context.Context, event foley.SoundEvent, c foley.Candidate, level foley.VerifyLevel, judge foley.Judge, tauClap float64) (foley.Verdict, error) {
+	ctx, span := obs.Tracer().Start(ctx, SpanVerifyMatch, trace.WithAttributes(
+		attribute.String(AttrLevel, level.String()),
+		attribute.String(AttrCandidateID, c.Sound.ID),
+	))
+	defer span.End()
+	v, err := match(ctx, event, c, level, judge, tauClap)
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+		span.SetAttributes(attribute.String(obs.AttrErrorType, string(foley.CodeOf(err))))
+		return v, err
+	}
+	span.SetAttributes(
+		attribute.Bool(AttrMatch, v.Match),
+		attribute.Float64(AttrConfidence, v.Confidence),
+		attribute.String(AttrJudge, v.Judge),
+		attribute.String(AttrVerdictLevel, v.Level.String()),
+		attribute.Bool(AttrCached, v.Cached),
+	)
+	return v, nil
+}
+
+// The span Match records, and its attributes.
+const (
+	SpanVerifyMatch  = "verify_match"
+	AttrLevel        = "foley.verify.level"  // the rung asked for
+	AttrCandidateID  = "foley.candidate.id"  // the clip's id
+	AttrMatch        = "foley.verdict.match" // the outcome
+	AttrConfidence   = "foley.verdict.confidence"
+	AttrJudge        = "foley.verdict.judge"  // the judge that answered
+	AttrVerdictLevel = "foley.verdict.level"  // the rung that answered (clap when the clap gate failed)
+	AttrCached       = "foley.verdict.cached" // read from the verdict cache
+)
+
+func match(ctx context.Context, event foley.SoundEvent, c foley.Candidate, level foley.VerifyLevel, judge foley.Judge, tauClap float64) (foley.Verdict, error) {
 	if !level.Valid() {
 		return foley.Verdict{}, foley.Errorf(foley.Invalid, "verify: invalid verify level %q (valid: clap, listen, judge)", level.String())
 	}
