@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/internal/httperr"
 )
 
 // maxAnswerBytes bounds an answer read into memory.
@@ -187,76 +188,13 @@ func (c *CLAP) statusFailure(resp *http.Response, body []byte) *failure {
 	}
 }
 
-// serverMessage digs the message out of an error body: OpenAI's and
-// Infinity's {"error": {"message": ...}}, FastAPI's {"detail": ...} (a
-// string, or validation errors with loc and msg), {"message": ...}, or
-// the text itself.
+// serverMessage is the message of an error body (see httperr.Message),
+// shortened.
 func serverMessage(body []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Detail  json.RawMessage `json:"detail"`
-		Message string          `json:"message"`
+	if m := httperr.Message(body); m != "" {
+		return clip(m)
 	}
-	if json.Unmarshal(body, &v) == nil {
-		if m := errorField(v.Error); m != "" {
-			return clip(m)
-		}
-		if m := detailField(v.Detail); m != "" {
-			return clip(m)
-		}
-		if v.Message != "" {
-			return clip(v.Message)
-		}
-	}
-	s := strings.TrimSpace(strings.ToValidUTF8(string(body), "\uFFFD"))
-	if s == "" {
-		return "(empty answer)"
-	}
-	return clip(s)
-}
-
-func errorField(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var o struct {
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(raw, &o) == nil {
-		return o.Message
-	}
-	return ""
-}
-
-func detailField(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var list []struct {
-		Loc []any  `json:"loc"`
-		Msg string `json:"msg"`
-	}
-	if json.Unmarshal(raw, &list) != nil {
-		return ""
-	}
-	var parts []string
-	for _, d := range list {
-		if d.Msg == "" {
-			continue
-		}
-		if len(d.Loc) == 0 {
-			parts = append(parts, d.Msg)
-			continue
-		}
-		loc := make([]string, len(d.Loc))
-		for i, l := range d.Loc {
-			loc[i] = fmt.Sprint(l)
-		}
-		parts = append(parts, fmt.Sprintf("%s (at %s)", d.Msg, strings.Join(loc, ".")))
-	}
-	return strings.Join(parts, "; ")
+	return "(empty answer)"
 }
 
 // clip shortens a message to 500 characters.
