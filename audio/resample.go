@@ -3,6 +3,9 @@ package audio
 import (
 	"fmt"
 	"math"
+	"sync"
+
+	"github.com/foley-audio/foley/internal/vecindex"
 )
 
 // The resampling filter: a Kaiser-windowed sinc whose passband is flat to
@@ -25,6 +28,7 @@ type Resampler struct {
 	p, q     int64 // the input advances p/q samples per output sample
 	half     int   // W: taps on each side of the output instant
 	table    []float32
+	phases   int         // table rows - 1; == q when each phase has its exact row
 	hist     [][]float32 // per channel; hist[c][i] is input sample offset+i
 	offset   int64
 	base     int64 // integer part of the next output's input time
@@ -33,6 +37,62 @@ type Resampler struct {
 	kernel   []float32
 	copyOnly bool
 	partial  []float32 // the start of a frame split across Process calls
+}
+
+// filterTables caches the filter table of each rate pair: building one
+// takes longer than resampling a second of audio with it.
+var filterTables sync.Map // [2]int{inRate, outRate} -> *filterEntry
+
+type filterEntry struct {
+	once  sync.Once
+	half  int
+	table []float32
+}
+
+// rsExactPhases is the most output phases a rate pair may have for its
+// table to hold each phase exactly (48 kHz to 16 kHz has 1, 44.1 kHz to
+// 16 kHz has 160); above it, rows at 1/rsPhases steps are interpolated.
+const rsExactPhases = 512
+
+// filterTable returns W (the taps on each side) and the polyphase table
+// for resampling inRate to outRate, shared and read-only. It has
+// phases+1 rows; row i is the kernel for an output i/phases of the way
+// between two input samples.
+func filterTable(inRate, outRate, phases int) (int, []float32) {
+	e, _ := filterTables.LoadOrStore([3]int{inRate, outRate, phases}, &filterEntry{})
+	fe := e.(*filterEntry)
+	fe.once.Do(func() { fe.half, fe.table = buildFilterTable(inRate, outRate, phases) })
+	return fe.half, fe.table
+}
+
+func buildFilterTable(inRate, outRate, phases int) (int, []float32) {
+	// Cutoff in cycles per input sample, doubled (the sinc's scale).
+	fc2 := rsRolloff * math.Min(1, float64(outRate)/float64(inRate))
+	half := int(math.Ceil(rsZeros / fc2))
+	taps := 2 * half
+	table := make([]float32, (phases+1)*taps)
+	i0b := besselI0(rsBeta)
+	vals := make([]float64, taps)
+	for ph := 0; ph <= phases; ph++ {
+		frac := float64(ph) / float64(phases)
+		row := table[ph*taps : (ph+1)*taps]
+		sum := 0.0
+		for j := range taps {
+			vals[j] = 0
+			tau := float64(half-1-j) + frac
+			x := tau / float64(half)
+			if math.Abs(x) >= 1 {
+				continue
+			}
+			v := fc2 * sinc(fc2*tau) * besselI0(rsBeta*math.Sqrt(1-x*x)) / i0b
+			vals[j] = v
+			sum += v
+		}
+		for j := range taps {
+			row[j] = float32(vals[j] / sum) // unit gain at DC for every phase
+		}
+	}
+	return half, table
 }
 
 // NewResampler makes a resampler for channels interleaved channels.
@@ -49,31 +109,12 @@ func NewResampler(inRate, outRate, channels int) (*Resampler, error) {
 		r.copyOnly = true
 		return r, nil
 	}
-	// Cutoff in cycles per input sample, doubled (the sinc's scale).
-	fc2 := rsRolloff * math.Min(1, float64(outRate)/float64(inRate))
-	r.half = int(math.Ceil(rsZeros / fc2))
-	taps := 2 * r.half
-	r.table = make([]float32, (rsPhases+1)*taps)
-	i0b := besselI0(rsBeta)
-	for ph := 0; ph <= rsPhases; ph++ {
-		frac := float64(ph) / rsPhases
-		row := r.table[ph*taps : (ph+1)*taps]
-		sum := 0.0
-		vals := make([]float64, taps)
-		for j := range taps {
-			tau := float64(r.half-1-j) + frac
-			x := tau / float64(r.half)
-			if math.Abs(x) >= 1 {
-				continue
-			}
-			v := fc2 * sinc(fc2*tau) * besselI0(rsBeta*math.Sqrt(1-x*x)) / i0b
-			vals[j] = v
-			sum += v
-		}
-		for j := range taps {
-			row[j] = float32(vals[j] / sum) // unit gain at DC for every phase
-		}
+	r.phases = rsPhases
+	if r.q <= rsExactPhases {
+		r.phases = int(r.q)
 	}
+	r.half, r.table = filterTable(inRate, outRate, r.phases)
+	taps := 2 * r.half
 	r.kernel = make([]float32, taps)
 	r.hist = make([][]float32, channels)
 	for c := range r.hist {
@@ -140,14 +181,19 @@ func (r *Resampler) produce(out []float32, limit int64) []float32 {
 		if first+int64(taps) > have {
 			break
 		}
-		pos := float64(r.num) / float64(r.q) * rsPhases
-		ph := int(pos)
-		a := float32(pos - float64(ph))
-		row0 := r.table[ph*taps : (ph+1)*taps]
-		row1 := r.table[(ph+1)*taps : (ph+2)*taps]
-		k := r.kernel[:taps]
-		for j := range k {
-			k[j] = row0[j] + a*(row1[j]-row0[j])
+		var k []float32
+		if int64(r.phases) == r.q {
+			k = r.table[r.num*int64(taps) : (r.num+1)*int64(taps)]
+		} else {
+			pos := float64(r.num) / float64(r.q) * float64(r.phases)
+			ph := int(pos)
+			a := float32(pos - float64(ph))
+			row0 := r.table[ph*taps : (ph+1)*taps]
+			row1 := r.table[(ph+1)*taps : (ph+2)*taps]
+			k = r.kernel[:taps]
+			for j := range k {
+				k[j] = row0[j] + a*(row1[j]-row0[j])
+			}
 		}
 		for c := range r.hist {
 			x := r.hist[c][first : first+int64(taps)]
@@ -169,22 +215,9 @@ func (r *Resampler) produce(out []float32, limit int64) []float32 {
 	return out
 }
 
-// dot is the inner product of two equal-length vectors, unrolled by four.
-func dot(x, k []float32) float32 {
-	k = k[:len(x)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * k[i]
-		s1 += x[i+1] * k[i+1]
-		s2 += x[i+2] * k[i+2]
-		s3 += x[i+3] * k[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * k[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
+// dot is the inner product of two equal-length vectors (SIMD where the
+// CPU has it).
+func dot(x, k []float32) float32 { return vecindex.Dot(x, k[:len(x)]) }
 
 func sinc(x float64) float64 {
 	if x == 0 {

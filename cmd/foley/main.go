@@ -12,9 +12,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/obs"
 	"github.com/spf13/cobra"
 )
 
@@ -33,12 +36,26 @@ type streams struct {
 
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	shutdown, err := obs.Setup(ctx, version)
+	if err != nil {
+		fmt.Fprintf(stderr, "foley: tracing: %v\n", err)
+		return 1
+	}
+	defer func() {
+		// Flush the spans of this run; a collector that is down costs at
+		// most a few seconds and is reported, not fatal.
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdown(sctx); err != nil {
+			fmt.Fprintf(stderr, "foley: tracing: exporting spans: %v\n", err)
+		}
+	}()
 	root := newRoot(streams{stdin, stdout, stderr})
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	err = root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
@@ -85,7 +102,7 @@ Every verdict says which judge produced it.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return foley.Errorf(foley.Invalid, "%s: %w (see 'foley %s --help')", c.Name(), err, c.Name())
 	})
-	root.AddCommand(newVerifyCmd(s), newLicensesCmd(s), newProbeCmd(s), newIndexCmd(s), newSearchCmd(s), newShowCmd(s), newStatsCmd(s))
+	root.AddCommand(newVerifyCmd(s), newLicensesCmd(s), newProbeCmd(s), newIndexCmd(s), newSearchCmd(s), newShowCmd(s), newStatsCmd(s), newJudgesCmd(s))
 	return root
 }
 
@@ -107,3 +124,21 @@ func runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command,
 		return err
 	}
 }
+
+// version is foley's version: the module version when installed with go
+// install, else "devel" (with the VCS revision when the build recorded it).
+var version = func() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "devel-" + s.Value[:12]
+		}
+	}
+	return "devel"
+}()

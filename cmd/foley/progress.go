@@ -16,6 +16,11 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, total int, what string) *progress {
+	return newProgressOf(w, total, what, "files")
+}
+
+// newProgressOf is newProgress counting units other than files.
+func newProgressOf(w io.Writer, total int, what, units string) *progress {
 	f, ok := w.(*os.File)
 	if !ok || total < 2 || !term.IsTerminal(int(f.Fd())) {
 		return &progress{}
@@ -25,7 +30,7 @@ func newProgress(w io.Writer, total int, what string) *progress {
 		progressbar.OptionSetDescription(what),
 		progressbar.OptionShowCount(),
 		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("files"),
+		progressbar.OptionSetItsString(units),
 		progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionSetPredictTime(true), // the ETA
 		progressbar.OptionClearOnFinish(),

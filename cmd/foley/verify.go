@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"sync"
 
 	"github.com/foley-audio/foley"
 	"github.com/foley-audio/foley/license"
+	"github.com/foley-audio/foley/sqlite"
 	"github.com/foley-audio/foley/verify"
 	"github.com/spf13/cobra"
 )
@@ -31,6 +34,10 @@ func newVerifyCmd(s streams) *cobra.Command {
 		tauClap    float64
 		useFlag    string
 		asJSON     bool
+		conc       int
+		ratePerSec float64
+		noCache    bool
+		lib        libraryFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "verify EVENT --candidates FILE|-",
@@ -47,11 +54,21 @@ verifies each kept clip against EVENT up the ladder to --level:
 
 A rung runs only when the cheaper one passed; a clip with no clap_score (a
 generated clip) goes straight to the higher rung. Each candidate is printed in
-input order with its licence decision, its verdict and the judge that gave it.`,
+input order with its licence decision, its verdict and the judge that gave it.
+'foley judges' shows which judge each rung will use and how to configure
+the model judges.
+
+Candidates are verified --concurrency at a time. A model judge's verdicts are
+cached in LIBRARY.verdicts beside the library (see --library), keyed by the
+event, the clip's content hash, the rung and the judge's identity (model,
+prompt version, threshold), so a verdict already paid for is not paid for
+again; a cached verdict says "cached". Errors are never cached.`,
 		Example: `  foley verify "a heavy wooden door slams shut" --candidates examples/shortlist.json
   foley verify "door slam" -c shortlist.json --level clap --tau-clap 0.4
   foley verify "rain on a tin roof" -c - --use none --json < shortlist.json
-  foley verify "a dog barks" -c list.jsonl --use commercial,publish,redistribute,revenue=250000`,
+  foley verify "a dog barks" -c list.jsonl --use commercial,publish,redistribute,revenue=250000
+  FOLEY_AUDIOLM_URL=http://gpu:8000/v1 foley verify "glass breaks" -c list.json --concurrency 16 --rate 20
+  foley verify "glass breaks" -c list.json --level judge --no-cache`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || args[0] == "" {
 				return usageError("verify: want exactly one EVENT, the wanted sound in quotes, got %d arguments (see 'foley verify --help')", len(args))
@@ -77,8 +94,19 @@ input order with its licence decision, its verdict and the judge that gave it.`,
 			if err != nil {
 				return err
 			}
+			if conc < 1 {
+				return usageError("--concurrency must be at least 1, got %d", conc)
+			}
+			if ratePerSec < 0 || math.IsNaN(ratePerSec) || math.IsInf(ratePerSec, 0) {
+				return usageError("--rate must be a number of calls per second >= 0 (0: no limit), got %g", ratePerSec)
+			}
+			judge, closeCache, err := verifyJudge(cmd.Context(), s, level, ratePerSec, conc, noCache, lib)
+			if err != nil {
+				return err
+			}
+			defer closeCache()
 			event := foley.NewEvent(args[0])
-			rows, failed := verifyShortlist(cmd.Context(), event, cands, level, tauClap, use)
+			rows, failed := verifyShortlist(cmd.Context(), s, event, cands, verify.Options{Level: level, TauClap: tauClap, Judge: judge, Concurrency: conc}, use)
 			if asJSON {
 				err = writeJSON(s.out, rows)
 			} else {
@@ -100,6 +128,11 @@ input order with its licence decision, its verdict and the judge that gave it.`,
 	f.Float64Var(&tauClap, "tau-clap", verify.DefaultTauClap, "the clap rung's threshold on clap_score, 0..1")
 	f.StringVar(&useFlag, "use", foley.DefaultUse().String(), "the intended use the licences must allow ("+foley.UseSyntax+")")
 	f.BoolVar(&asJSON, "json", false, "print a JSON array of {index, id, license_ok, license_id, license_reason, verdict, judge}")
+	f.IntVar(&conc, "concurrency", verify.DefaultConcurrency, "how many candidates to verify at once")
+	f.Float64Var(&ratePerSec, "rate", 0, "at most this many calls per second to each model server, e.g. 5 (0: no limit)")
+	f.BoolVar(&noCache, "no-cache", false, "neither read nor write the verdict cache: ask the judges again")
+	addLibraryFlags(cmd, &lib, false)
+	cmd.Flags().Lookup("library").Usage = "the library whose verdict cache (LIBRARY.verdicts) to use (default: $" + EnvLibrary + ", else library.db in the user data directory)"
 	return cmd
 }
 
@@ -116,27 +149,73 @@ func readCandidates(path string, in io.Reader) ([]foley.Candidate, error) {
 	return foley.DecodeCandidates(f, path)
 }
 
-// verifyShortlist gates the candidates and verifies the kept ones. It
+// verifyJudge returns the judge of the rung above clap for level (nil for
+// level clap): the resolved judge, rate limited to ratePerSec when it is a
+// model judge, and cached in the verdict cache beside the library unless
+// noCache. The returned function closes the cache.
+func verifyJudge(ctx context.Context, s streams, level foley.VerifyLevel, ratePerSec float64, conc int, noCache bool, lib libraryFlags) (foley.Judge, func(), error) {
+	nothing := func() {}
+	if level == foley.LevelClap {
+		return nil, nothing, nil
+	}
+	rj, err := resolveJudges()
+	if err != nil {
+		return nil, nothing, err
+	}
+	r := rj.rung(level)
+	if !r.Model {
+		return r.Judge, nothing, nil
+	}
+	judge := verify.RateLimited(r.Judge, ratePerSec, conc)
+	if noCache {
+		return judge, nothing, nil
+	}
+	path, err := libraryPath(lib.path)
+	if err != nil {
+		return nil, nothing, err
+	}
+	cache, err := sqlite.OpenVerdicts(ctx, sqlite.VerdictsPath(path))
+	if err != nil {
+		return nil, nothing, err
+	}
+	var once sync.Once
+	report := func(err error) {
+		once.Do(func() { fmt.Fprintf(s.err, "foley: warning: %v (verifying without the cache)\n", err) })
+	}
+	return verify.Cached(judge, cache, report), func() { cache.Close() }, nil
+}
+
+// verifyShortlist gates the candidates and verifies the kept ones,
+// opts.Concurrency at a time, with a progress bar on a terminal. It
 // returns a row per candidate and the number whose judge failed.
-func verifyShortlist(ctx context.Context, event foley.SoundEvent, cands []foley.Candidate, level foley.VerifyLevel, tauClap float64, use foley.IntendedUse) ([]verifyRow, int) {
-	judge := verify.Judges{}.For(level)
+func verifyShortlist(ctx context.Context, s streams, event foley.SoundEvent, cands []foley.Candidate, opts verify.Options, use foley.IntendedUse) ([]verifyRow, int) {
 	decisions := license.Check(cands, use)
 	rows := make([]verifyRow, len(cands))
-	failed := 0
+	var kept []foley.Candidate
+	var keptAt []int
 	for i, c := range cands {
 		d := decisions[i]
 		rows[i] = verifyRow{Index: i, ID: c.Sound.ID, LicenseOK: d.OK, LicenseID: d.LicenseID, LicenseReason: d.Reason}
-		if !d.OK {
-			continue
+		if d.OK {
+			kept = append(kept, c)
+			keptAt = append(keptAt, i)
 		}
-		v, err := verify.Match(ctx, event, c, level, judge, tauClap)
-		if err != nil {
-			rows[i].Error = err.Error()
+	}
+	bar := newProgressOf(s.err, len(kept), "verifying", "clips")
+	opts.Done = func(int, verify.Result) { bar.add(1) }
+	results := verify.Shortlist(ctx, event, kept, opts)
+	bar.done()
+	failed := 0
+	for k, res := range results {
+		row := &rows[keptAt[k]]
+		if res.Err != nil {
+			row.Error = res.Err.Error()
 			failed++
 			continue
 		}
-		rows[i].Verdict = &v
-		rows[i].Judge = &v.Judge
+		v := res.Verdict
+		row.Verdict = &v
+		row.Judge = &v.Judge
 	}
 	return rows, failed
 }
@@ -159,7 +238,11 @@ func printVerifyTable(w io.Writer, rows []verifyRow) error {
 			if v.Match {
 				verdict = "match"
 			}
-			t.row(fmt.Sprint(r.Index+1), r.ID, lic, verdict, fmt.Sprintf("%.3f", v.Confidence), v.Level.String(), v.Judge, v.Reason)
+			judge := v.Judge
+			if v.Cached {
+				judge += " (cached)"
+			}
+			t.row(fmt.Sprint(r.Index+1), r.ID, lic, verdict, fmt.Sprintf("%.3f", v.Confidence), v.Level.String(), judge, v.Reason)
 		}
 	}
 	return t.flush()

@@ -32,3 +32,8 @@ func dotManyGeneric(q, data []float32, out []float32) {
 		out[i] = dotGeneric(q, data[i*d:(i+1)*d])
 	}
 }
+
+// Dot is the inner product of a and b (len(b) >= len(a)), with the AVX2
+// and FMA kernel where the CPU has them. Other packages use it for their
+// own inner loops (the audio resampler's filter).
+func Dot(a, b []float32) float32 { return dot(a, b) }
