@@ -395,3 +395,16 @@ func TestParseUCSName(t *testing.T) {
 		}
 	}
 }
+
+func TestUCSCategory(t *testing.T) {
+	for in, want := range map[string]string{"DOORWood": "DOORS", "FIREWRKBurst": "FIREWORKS", "FIRECrackle": "FIRE", "doors": "DOORS", "FOOD & DRINK": "FOOD & DRINK", "ANML": "ANIMALS"} {
+		if got, ok := UCSCategory(in); !ok || got != want {
+			t.Errorf("UCSCategory(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "XYZWood", "DOORwood", "door slam"} {
+		if got, ok := UCSCategory(bad); ok {
+			t.Errorf("UCSCategory(%q) = %q, want unknown", bad, got)
+		}
+	}
+}

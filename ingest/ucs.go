@@ -81,3 +81,29 @@ func ParseUCSName(stem string) (n UCSName, ok bool) {
 	}
 	return n, false
 }
+
+// UCSCategory returns the top-level UCS category of a CatID ("DOORWood":
+// "DOORS") or of a category name itself ("doors": "DOORS"), and false when
+// foley does not know it.
+func UCSCategory(catID string) (string, bool) {
+	catID = strings.TrimSpace(catID)
+	if catID == "" {
+		return "", false
+	}
+	upper := strings.ToUpper(catID)
+	for _, name := range ucsCategories {
+		if name == upper {
+			return name, true
+		}
+	}
+	if !catIDShape.MatchString(catID) {
+		return "", false
+	}
+	for _, p := range ucsPrefixes {
+		rest, found := strings.CutPrefix(catID, p)
+		if found && (rest == "" || rest[0] >= 'A' && rest[0] <= 'Z') {
+			return ucsCategories[p], true
+		}
+	}
+	return "", false
+}

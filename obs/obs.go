@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -109,8 +110,38 @@ type Result struct {
 	FinishReasons []string
 }
 
+// Usage counts the model calls made, and the tokens they spent, under a
+// context (see WithUsage). It is safe for concurrent use.
+type Usage struct {
+	calls, failed, in, out atomic.Int64
+}
+
+// UsageTotals is a snapshot of a Usage.
+type UsageTotals struct {
+	Calls        int64 `json:"calls"`
+	Failed       int64 `json:"failed"`
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// Totals returns the counts so far.
+func (u *Usage) Totals() UsageTotals {
+	return UsageTotals{Calls: u.calls.Load(), Failed: u.failed.Load(), InputTokens: u.in.Load(), OutputTokens: u.out.Load()}
+}
+
+type usageKey struct{}
+
+// WithUsage returns a context under which every model call (StartCall ...
+// End) is counted in u, whether or not traces are exported.
+func WithUsage(ctx context.Context, u *Usage) context.Context {
+	return context.WithValue(ctx, usageKey{}, u)
+}
+
 // Span is an open model-call span.
-type Span struct{ span trace.Span }
+type Span struct {
+	span  trace.Span
+	usage *Usage
+}
 
 // StartCall opens a client span named "{operation} {model}" as a child of
 // the span in ctx.
@@ -132,8 +163,9 @@ func StartCall(ctx context.Context, c Call) (context.Context, *Span) {
 	if c.Temperature != nil {
 		attrs = append(attrs, attribute.Float64(AttrTemperature, *c.Temperature))
 	}
+	usage, _ := ctx.Value(usageKey{}).(*Usage)
 	ctx, sp := Tracer().Start(ctx, c.Operation+" "+c.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return ctx, &Span{sp}
+	return ctx, &Span{span: sp, usage: usage}
 }
 
 // End records the result or the error and closes the span.
@@ -155,6 +187,14 @@ func (s *Span) End(r Result, err error) {
 		attrs = append(attrs, attribute.StringSlice(AttrFinishReasons, r.FinishReasons))
 	}
 	s.span.SetAttributes(attrs...)
+	if u := s.usage; u != nil {
+		u.calls.Add(1)
+		if err != nil {
+			u.failed.Add(1)
+		}
+		u.in.Add(max(r.InputTokens, 0))
+		u.out.Add(max(r.OutputTokens, 0))
+	}
 	if err != nil {
 		s.span.SetAttributes(attribute.String(AttrErrorType, errorType(err)))
 		s.span.RecordError(err)

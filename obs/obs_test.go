@@ -97,3 +97,17 @@ func TestModelCallSpanOverOTLP(t *testing.T) {
 		t.Errorf("server %v:%v", bad.Attrs[obs.AttrServerAddress], bad.Attrs[obs.AttrServerPort])
 	}
 }
+
+func TestUsage(t *testing.T) {
+	var u obs.Usage
+	ctx := obs.WithUsage(context.Background(), &u)
+	_, a := obs.StartCall(ctx, obs.Call{Operation: "chat", Model: "m"})
+	a.End(obs.Result{InputTokens: 100, OutputTokens: 7}, nil)
+	_, b := obs.StartCall(ctx, obs.Call{Operation: "chat", Model: "m"})
+	b.End(obs.Result{InputTokens: -1, OutputTokens: -1}, context.Canceled)
+	_, c := obs.StartCall(context.Background(), obs.Call{Operation: "chat", Model: "m"})
+	c.End(obs.Result{InputTokens: 5, OutputTokens: 5}, nil) // not under the usage context
+	if got, want := u.Totals(), (obs.UsageTotals{Calls: 2, Failed: 1, InputTokens: 100, OutputTokens: 7}); got != want {
+		t.Errorf("totals %+v, want %+v", got, want)
+	}
+}
