@@ -16,41 +16,64 @@ import (
 // candidate and the field path for a wrong value) and are Invalid.
 // Unknown fields are ignored.
 func DecodeCandidates(r io.Reader, name string) ([]Candidate, error) {
+	return decodeList(r, name, "candidate", "a JSON array of candidates", func(c Candidate, i, line int) error {
+		if c.Sound.ID == "" {
+			return Errorf(Invalid, "%s: candidate %d (line %d): sound.id is empty; want a JSON array of candidates, each with a sound that has an id", name, i, line)
+		}
+		return nil
+	})
+}
+
+// DecodeEvents reads wanted sound events: a JSON array of events, or one
+// event object per line (JSON Lines), with errors as DecodeCandidates
+// gives them. Every event needs a query.
+func DecodeEvents(r io.Reader, name string) ([]SoundEvent, error) {
+	return decodeList(r, name, "event", "a JSON array of sound events", func(e SoundEvent, i, line int) error {
+		if strings.TrimSpace(e.Query) == "" {
+			return Errorf(Invalid, "%s: event %d (line %d): query is empty; want a JSON array of events, each with a query", name, i, line)
+		}
+		return nil
+	})
+}
+
+// decodeList reads a JSON array of T or JSON Lines of T, checking each
+// value with check (i is its 1-based number, line where it starts).
+func decodeList[T any](r io.Reader, name, what, want string, check func(v T, i, line int) error) ([]T, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, Errorf(Invalid, "%s: %w", name, err)
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, Errorf(Invalid, "%s: empty; want a JSON array of candidates", name)
+		return nil, Errorf(Invalid, "%s: empty; want %s", name, want)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	array := trimmed[0] == '['
 	if array {
 		if _, err := dec.Token(); err != nil {
-			return nil, jsonError(name, data, dec, 0, 0, err)
+			return nil, jsonError(name, what, data, dec, 0, 0, err)
 		}
 	}
-	out := []Candidate{}
+	out := []T{}
 	for i := 1; ; i++ {
 		if array && !dec.More() {
 			break
 		}
-		var c Candidate
+		var v T
 		line := nextLine(data, dec.InputOffset())
-		if err := dec.Decode(&c); err == io.EOF && !array {
+		if err := dec.Decode(&v); err == io.EOF && !array {
 			break
 		} else if err != nil {
-			return nil, jsonError(name, data, dec, i, line, err)
+			return nil, jsonError(name, what, data, dec, i, line, err)
 		}
-		if c.Sound.ID == "" {
-			return nil, Errorf(Invalid, "%s: candidate %d (line %d): sound.id is empty; want a JSON array of candidates, each with a sound that has an id", name, i, line)
+		if err := check(v, i, line); err != nil {
+			return nil, err
 		}
-		out = append(out, c)
+		out = append(out, v)
 	}
 	if array {
 		if _, err := dec.Token(); err != nil {
-			return nil, jsonError(name, data, dec, 0, 0, err)
+			return nil, jsonError(name, what, data, dec, 0, 0, err)
 		}
 		if _, err := dec.Token(); err != io.EOF {
 			line, col := position(data, dec.InputOffset())
@@ -61,9 +84,9 @@ func DecodeCandidates(r io.Reader, name string) ([]Candidate, error) {
 }
 
 // jsonError turns an encoding/json error into a message that names the
-// input, the place and the problem. i is the candidate's 1-based number and
+// input, the place and the problem. i is the value's (a candidate's, say) 1-based number and
 // line the line it starts on, or 0 outside any candidate.
-func jsonError(name string, data []byte, dec *json.Decoder, i, line int, err error) error {
+func jsonError(name, what string, data []byte, dec *json.Decoder, i, line int, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -75,7 +98,7 @@ func jsonError(name string, data []byte, dec *json.Decoder, i, line int, err err
 	case errors.As(err, &typ):
 		// typ.Offset is unreliable here: errors from nested decoders
 		// count from the nested value. The candidate's line is not.
-		where := fmt.Sprintf("%s: candidate %d (line %d)", name, i, line)
+		where := fmt.Sprintf("%s: %s %d (line %d)", name, what, i, line)
 		if typ.Field == "" {
 			return Errorf(Invalid, "%s: got %s, want %s", where, typ.Value, jsonKind(typ.Type))
 		}

@@ -139,3 +139,24 @@ func normalise(cs []foley.Candidate) []foley.Candidate {
 	}
 	return out
 }
+
+func TestDecodeEvents(t *testing.T) {
+	evs, err := foley.DecodeEvents(strings.NewReader(`[{"query": "door slam", "layer": "sfx"}, {"query": "rain", "diegetic": false}]`), "e.json")
+	if err != nil || len(evs) != 2 || evs[0].Layer != foley.LayerSFX || evs[1].IsDiegetic() {
+		t.Fatalf("%+v %v", evs, err)
+	}
+	evs, err = foley.DecodeEvents(strings.NewReader("{\"query\": \"a\"}\n{\"query\": \"b\"}\n"), "e.ndjson")
+	if err != nil || len(evs) != 2 || evs[1].Query != "b" {
+		t.Fatalf("NDJSON: %+v %v", evs, err)
+	}
+	for in, want := range map[string]string{
+		``:                                  "empty",
+		`[{"query": ""}]`:                   "event 1 (line 1): query is empty",
+		`[{"query": "a", "layer": "loud"}]`: "event 1 (line 1): field layer",
+		`[{"query": "a"`:                    "unexpected end",
+	} {
+		if _, err := foley.DecodeEvents(strings.NewReader(in), "e.json"); err == nil || !strings.Contains(err.Error(), want) || foley.CodeOf(err) != foley.Invalid {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}

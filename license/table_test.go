@@ -173,3 +173,17 @@ func TestLookupIgnoresCaseAndPunctuation(t *testing.T) {
 		})
 	}
 }
+
+func TestDeed(t *testing.T) {
+	for id, want := range map[string][2]string{
+		"CC0-1.0":      {"CC0 1.0 Universal", "https://creativecommons.org/publicdomain/zero/1.0/"},
+		"CC-BY-4.0":    {"Creative Commons Attribution 4.0 International (CC BY 4.0)", "https://creativecommons.org/licenses/by/4.0/"},
+		"CC-BY-NC-3.0": {"Creative Commons Attribution-NonCommercial 3.0 Unported (CC BY-NC 3.0)", "https://creativecommons.org/licenses/by-nc/3.0/"},
+		"Pixabay":      {"Pixabay", "https://pixabay.com/service/license/"},
+	} {
+		name, url := license.Deed(id, "https://pixabay.com/service/license/")
+		if name != want[0] || (id != "Pixabay" && url != want[1]) || (id == "Pixabay" && url != want[1]) {
+			t.Errorf("Deed(%s) = %q, %q; want %q", id, name, url, want)
+		}
+	}
+}

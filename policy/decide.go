@@ -45,6 +45,18 @@ func (a Action) MarshalText() ([]byte, error) {
 	return []byte(a.String()), nil
 }
 
+// UnmarshalText implements encoding.TextUnmarshaler: use, refine, generate
+// or drop.
+func (a *Action) UnmarshalText(b []byte) error {
+	for i, n := range actionNames {
+		if i > 0 && n == string(b) {
+			*a = Action(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("invalid action %q (valid: use, refine, generate, drop)", b)
+}
+
 // Budget bounds the work spent on an event.
 type Budget struct {
 	MaxRefine     int  `json:"max_refine"`      // refine loops allowed

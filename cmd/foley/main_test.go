@@ -236,6 +236,26 @@ func TestBinary(t *testing.T) {
 }
 
 // TestREADMEShowsRealOutput keeps the README's example output true.
+// TestREADMEShowsRealFindOutput keeps the README's first example, foley
+// find on the demo library, in step with what foley prints.
+func TestREADMEShowsRealFindOutput(t *testing.T) {
+	cache := useDemoCache(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(readme, []byte("library ~/.cache/foley/demo"))
+	end := bytes.Index(readme[max(start, 0):], []byte("\n```"))
+	if start < 0 || end < 0 {
+		t.Fatal("README lacks the find example output block")
+	}
+	_, out, _ := foleyRun(t, "", "find", "a heavy wooden door slams shut")
+	got := strings.TrimSpace(strings.ReplaceAll(out, cache, "~/.cache"))
+	if want := strings.TrimSpace(string(readme[start : start+end])); got != want {
+		t.Errorf("README find output is stale; foley prints:\n%s", got)
+	}
+}
+
 func TestREADMEShowsRealOutput(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
