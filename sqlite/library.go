@@ -45,6 +45,9 @@ type Library struct {
 	model   string     // the embedding model of the stored vectors; "" before the first
 	dim     int
 	vectors *vectorState // nil until the first vector search
+
+	cacheMu  sync.Mutex
+	recCache map[int64]cachedRecord // decoded records, by key (see records)
 }
 
 // Options tune Open.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -208,26 +209,9 @@ func (l *Library) candidates(ctx context.Context, hits []fused, q foley.SearchQu
 	for i, h := range hits {
 		args[i] = h.key
 	}
-	rows, err := l.db.QueryContext(ctx, "SELECT key, record FROM records WHERE key IN ("+strings.TrimSuffix(strings.Repeat("?,", len(hits)), ",")+")", args...)
+	recs, err := l.records(ctx, args)
 	if err != nil {
-		return nil, l.dbError(err)
-	}
-	defer rows.Close()
-	recs := map[int64]foley.SoundRecord{}
-	for rows.Next() {
-		var key int64
-		var doc string
-		if err := rows.Scan(&key, &doc); err != nil {
-			return nil, l.dbError(err)
-		}
-		r, err := decodeRecord(doc)
-		if err != nil {
-			return nil, err
-		}
-		recs[key] = r
-	}
-	if err := rows.Err(); err != nil {
-		return nil, l.dbError(err)
+		return nil, err
 	}
 	out := make([]foley.Candidate, 0, len(hits))
 	for _, h := range hits {
@@ -244,4 +228,115 @@ func (l *Library) candidates(ctx context.Context, hits []fused, q foley.SearchQu
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// Cosines returns the cosine of vector q (made by model) with the vector of
+// each record in ids that has one, by id. A query from another model than
+// the library's is an Invalid error, as for Search.
+func (l *Library) Cosines(ctx context.Context, ids []string, q []float32, model string) (map[string]float64, error) {
+	out := map[string]float64{}
+	lm, dim := l.Embedding()
+	if lm == "" || len(ids) == 0 {
+		return out, nil
+	}
+	if model != lm || len(q) != dim {
+		return nil, foley.Errorf(foley.Invalid, "the library's vectors were made by %s (%d dimensions) but the query by %s (%d); %s", lm, dim, model, len(q), reindexHint)
+	}
+	if err := l.vectors.sync(ctx, l.db, lm, dim); err != nil {
+		return nil, l.dbError(err)
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := l.db.QueryContext(ctx, "SELECT key, id FROM records WHERE id IN ("+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+")", args...)
+	if err != nil {
+		return nil, l.dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key int64
+		var id string
+		if err := rows.Scan(&key, &id); err != nil {
+			return nil, l.dbError(err)
+		}
+		if s, ok := l.vectors.cosine(key, q); ok {
+			out[id] = float64(s)
+		}
+	}
+	return out, l.dbError(rows.Err())
+}
+
+// recordCacheMax bounds the decoded records kept in memory.
+const recordCacheMax = 20000
+
+// cachedRecord is a decoded record and the change that wrote it.
+type cachedRecord struct {
+	seq int64
+	rec foley.SoundRecord
+}
+
+// records returns the records with the given keys. Decoding a record's JSON
+// is the dearest part of a search, so decoded records are kept in memory
+// and reused while their row's seq (the change that last wrote it) is the
+// same: a write through any handle changes the seq, and the row is decoded
+// again.
+func (l *Library) records(ctx context.Context, keys []any) (map[int64]foley.SoundRecord, error) {
+	in := "(" + strings.TrimSuffix(strings.Repeat("?,", len(keys)), ",") + ")"
+	rows, err := l.db.QueryContext(ctx, "SELECT key, seq FROM records WHERE key IN "+in, keys...)
+	if err != nil {
+		return nil, l.dbError(err)
+	}
+	recs := make(map[int64]foley.SoundRecord, len(keys))
+	var miss []any
+	l.cacheMu.Lock()
+	for rows.Next() {
+		var key, seq int64
+		if err := rows.Scan(&key, &seq); err != nil {
+			l.cacheMu.Unlock()
+			rows.Close()
+			return nil, l.dbError(err)
+		}
+		if c, ok := l.recCache[key]; ok && c.seq == seq {
+			r := c.rec
+			r.Tags = slices.Clone(r.Tags)
+			recs[key] = r
+		} else {
+			miss = append(miss, key)
+		}
+	}
+	l.cacheMu.Unlock()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, l.dbError(err)
+	}
+	if len(miss) == 0 {
+		return recs, nil
+	}
+	rows, err = l.db.QueryContext(ctx, "SELECT key, seq, record FROM records WHERE key IN ("+strings.TrimSuffix(strings.Repeat("?,", len(miss)), ",")+")", miss...)
+	if err != nil {
+		return nil, l.dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key, seq int64
+		var doc string
+		if err := rows.Scan(&key, &seq, &doc); err != nil {
+			return nil, l.dbError(err)
+		}
+		r, err := decodeRecord(doc)
+		if err != nil {
+			return nil, err
+		}
+		recs[key] = r
+		l.cacheMu.Lock()
+		if l.recCache == nil || len(l.recCache) >= recordCacheMax {
+			l.recCache = map[int64]cachedRecord{}
+		}
+		l.recCache[key] = cachedRecord{seq: seq, rec: r}
+		l.cacheMu.Unlock()
+		r.Tags = slices.Clone(r.Tags)
+		recs[key] = r
+	}
+	return recs, l.dbError(rows.Err())
 }

@@ -288,3 +288,17 @@ func TestMatchSpan(t *testing.T) {
 		}
 	}
 }
+
+type panicJudge struct{}
+
+func (panicJudge) Name() string { return "panics" }
+func (panicJudge) Judge(context.Context, foley.SoundEvent, foley.Candidate, foley.VerifyLevel) (foley.Verdict, error) {
+	panic("boom")
+}
+
+func TestShortlistRecoversAPanickingJudge(t *testing.T) {
+	res := verify.Shortlist(context.Background(), foley.NewEvent("x"), []foley.Candidate{hashed("a", "")}, verify.Options{Level: foley.LevelListen, Judge: panicJudge{}})
+	if foley.CodeOf(res[0].Err) != foley.Internal || !strings.Contains(res[0].Err.Error(), "boom") || res[0].Verdict.Match {
+		t.Errorf("got %+v", res[0])
+	}
+}

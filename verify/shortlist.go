@@ -57,7 +57,7 @@ func Shortlist(ctx context.Context, event foley.SoundEvent, cands []foley.Candid
 				if err := ctx.Err(); err != nil {
 					r.Err = err
 				} else {
-					r.Verdict, r.Err = Match(ctx, event, cands[i], opts.Level, opts.Judge, opts.TauClap)
+					r.Verdict, r.Err = safeMatch(ctx, event, cands[i], opts)
 				}
 				results[i] = r
 				if opts.Done != nil {
@@ -68,6 +68,17 @@ func Shortlist(ctx context.Context, event foley.SoundEvent, cands []foley.Candid
 	}
 	wg.Wait()
 	return results
+}
+
+// safeMatch is Match that turns a judge's panic into an Internal error,
+// so that one bad judge cannot take a server down.
+func safeMatch(ctx context.Context, event foley.SoundEvent, c foley.Candidate, opts Options) (v foley.Verdict, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, err = foley.Verdict{}, foley.Errorf(foley.Internal, "verify: the judge failed on %q: %v", c.Sound.ID, p)
+		}
+	}()
+	return Match(ctx, event, c, opts.Level, opts.Judge, opts.TauClap)
 }
 
 // RateLimited wraps j so that it is asked at most perSecond times a second
