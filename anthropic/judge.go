@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/internal/anthropicx"
 	"github.com/foley-audio/foley/obs"
 	"github.com/foley-audio/foley/verify"
 )
@@ -91,76 +91,24 @@ func New(cfg Config) (*Judge, error) {
 	if strings.TrimSpace(cfg.APIKey) == "" {
 		return nil, foley.Errorf(foley.Invalid, "anthropic judge: an API key is required (set %s)", EnvAPIKey)
 	}
+	set, err := anthropicx.Resolve("anthropic judge",
+		anthropicx.Settings{Model: cfg.Model, MaxTokens: cfg.MaxTokens, Effort: cfg.Effort, BaseURL: cfg.BaseURL, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries},
+		anthropicx.Settings{Model: DefaultModel, MaxTokens: DefaultMaxTokens, Effort: DefaultEffort, BaseURL: DefaultBaseURL, Timeout: DefaultTimeout, MaxRetries: DefaultMaxRetries})
+	if err != nil {
+		return nil, err
+	}
 	j := &Judge{
-		model:      strings.TrimSpace(cfg.Model),
-		maxTokens:  cfg.MaxTokens,
-		effort:     strings.ToLower(strings.TrimSpace(cfg.Effort)),
-		baseURL:    strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/"),
-		timeout:    cfg.Timeout,
-		maxRetries: cfg.MaxRetries,
+		model:      set.Model,
+		maxTokens:  set.MaxTokens,
+		effort:     set.Effort,
+		baseURL:    set.BaseURL,
+		timeout:    set.Timeout,
+		maxRetries: set.MaxRetries,
 	}
-	if j.model == "" {
-		j.model = DefaultModel
-	}
-	switch {
-	case j.maxTokens == 0:
-		j.maxTokens = DefaultMaxTokens
-	case j.maxTokens < 0:
-		return nil, foley.Errorf(foley.Invalid, "anthropic judge: max tokens is %d (want a positive number)", cfg.MaxTokens)
-	}
-	switch j.effort {
-	case "":
-		j.effort = DefaultEffort
-	case "low", "medium", "high", "xhigh", "max":
-	default:
-		return nil, foley.Errorf(foley.Invalid, "anthropic judge: effort %q (valid: low, medium, high, xhigh, max)", cfg.Effort)
-	}
-	switch {
-	case j.timeout == 0:
-		j.timeout = DefaultTimeout
-	case j.timeout < 0:
-		return nil, foley.Errorf(foley.Invalid, "anthropic judge: timeout is %s (want a positive duration)", cfg.Timeout)
-	}
-	switch {
-	case j.maxRetries == 0:
-		j.maxRetries = DefaultMaxRetries
-	case j.maxRetries < 0:
-		j.maxRetries = 0
-	}
-	if j.baseURL == "" {
-		j.baseURL = DefaultBaseURL
-	} else if err := checkBaseURL(j.baseURL); err != nil {
-		return nil, foley.Errorf(foley.Invalid, "anthropic judge: base URL %q %v", cfg.BaseURL, err)
-	}
-
-	opts := []option.RequestOption{
-		// The Config says all there is: no ANTHROPIC_* variable, profile or
-		// custom header is picked up behind its back.
-		option.WithoutEnvironmentDefaults(),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithBaseURL(j.baseURL),
-		option.WithMaxRetries(j.maxRetries),
-		option.WithRequestTimeout(j.timeout),
-		// obs records the call; the SDK's spans would record it twice.
-		option.WithoutOpenTelemetry(),
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	j.client = sdk.NewClient(opts...)
+	// The Config says all there is: the client reads no ANTHROPIC_*
+	// variable behind its back.
+	j.client = anthropicx.NewClient(cfg.APIKey, j.baseURL, j.maxRetries, j.timeout, cfg.HTTPClient)
 	return j, nil
-}
-
-// checkBaseURL says what is wrong with a base URL, or nil.
-func checkBaseURL(raw string) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return fmt.Errorf("is not a URL: %v", err)
-	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
-		return fmt.Errorf("is not an http:// or https:// URL with a host")
-	}
-	return nil
 }
 
 // FromEnv returns the judge the environment configures, or (nil, nil) when
@@ -177,9 +125,7 @@ func FromEnv() (*Judge, error) {
 		return nil, foley.Errorf(foley.Invalid, "%s is blank (want an API key, or leave it unset)", EnvAPIKey)
 	}
 	cfg := Config{APIKey: strings.TrimSpace(key), Model: strings.TrimSpace(os.Getenv(EnvModel)), Effort: os.Getenv(EnvEffort)}
-	switch strings.ToLower(strings.TrimSpace(cfg.Effort)) {
-	case "", "low", "medium", "high", "xhigh", "max":
-	default:
+	if e := strings.ToLower(strings.TrimSpace(cfg.Effort)); e != "" && !anthropicx.ValidEffort(e) {
 		return nil, foley.Errorf(foley.Invalid, "%s=%q: want low, medium, high, xhigh or max", EnvEffort, cfg.Effort)
 	}
 	if v := strings.TrimSpace(os.Getenv(EnvMaxTokens)); v != "" {
@@ -199,7 +145,7 @@ func FromEnv() (*Judge, error) {
 		cfg.Timeout = d
 	}
 	if v := strings.TrimSpace(os.Getenv(EnvBaseURL)); v != "" {
-		if err := checkBaseURL(v); err != nil {
+		if err := anthropicx.CheckBaseURL(v); err != nil {
 			return nil, foley.Errorf(foley.Invalid, "%s=%q %v, such as %s", EnvBaseURL, os.Getenv(EnvBaseURL), err, DefaultBaseURL)
 		}
 		cfg.BaseURL = v
@@ -236,28 +182,16 @@ func (j *Judge) Judge(ctx context.Context, event foley.SoundEvent, c foley.Candi
 		},
 	}
 
-	ctx, span := obs.StartCall(ctx, obs.Call{
-		Operation: "chat",
-		Provider:  "anthropic",
-		Model:     j.model,
-		ServerURL: j.baseURL,
-		MaxTokens: j.maxTokens,
-	})
-	var tries attempts
-	msg, err := j.client.Messages.New(ctx, params, tries.option())
+	ctx, span := anthropicx.StartSpan(ctx, j.model, j.baseURL, j.maxTokens)
+	var tries anthropicx.Attempts
+	msg, err := j.client.Messages.New(ctx, params, tries.Option())
 	if err != nil {
 		err = j.callError(ctx, err, &tries)
 		span.End(obs.Result{InputTokens: -1, OutputTokens: -1}, err)
 		return foley.Verdict{}, err
 	}
 	answer, err := j.answer(msg)
-	span.End(obs.Result{
-		ResponseModel: string(msg.Model),
-		ResponseID:    msg.ID,
-		InputTokens:   msg.Usage.InputTokens + msg.Usage.CacheCreationInputTokens + msg.Usage.CacheReadInputTokens,
-		OutputTokens:  msg.Usage.OutputTokens,
-		FinishReasons: []string{string(msg.StopReason)},
-	}, err)
+	span.End(anthropicx.Result(msg), err)
 	if err != nil {
 		return foley.Verdict{}, err
 	}
@@ -275,28 +209,10 @@ func (j *Judge) Judge(ctx context.Context, event foley.SoundEvent, c foley.Candi
 // a whole, valid answer is an error.
 func (j *Judge) answer(msg *sdk.Message) (verify.JudgeAnswer, error) {
 	if msg.StopReason == sdk.StopReasonRefusal {
-		var details []string
-		if c := msg.StopDetails.Category; c != "" {
-			details = append(details, "category "+string(c))
-		}
-		if e := strings.TrimSpace(msg.StopDetails.Explanation); e != "" {
-			details = append(details, e)
-		}
-		why := ""
-		if len(details) > 0 {
-			why = " (" + strings.Join(details, ": ") + ")"
-		}
-		return verify.JudgeAnswer{}, j.answerError(msg, "the model refused to answer%s", why)
+		return verify.JudgeAnswer{}, j.answerError(msg, "the model refused to answer%s", anthropicx.RefusalDetails(msg))
 	}
-	var text strings.Builder
-	found := false
-	for _, block := range msg.Content {
-		if block.Type == "text" {
-			found = true
-			text.WriteString(block.Text)
-		}
-	}
-	cut := msg.StopReason == sdk.StopReasonMaxTokens || msg.StopReason == sdk.StopReasonModelContextWindowExceeded
+	text, found := anthropicx.Text(msg)
+	cut := anthropicx.Cut(msg)
 	if !found {
 		if cut {
 			return verify.JudgeAnswer{}, j.answerError(msg,
@@ -305,7 +221,7 @@ func (j *Judge) answer(msg *sdk.Message) (verify.JudgeAnswer, error) {
 		}
 		return verify.JudgeAnswer{}, j.answerError(msg, "the response has no text block (stop reason %q)", msg.StopReason)
 	}
-	answer, err := verify.ParseJudgeAnswer(text.String())
+	answer, err := verify.ParseJudgeAnswer(text)
 	if err != nil {
 		if cut {
 			return verify.JudgeAnswer{}, j.answerError(msg,
@@ -319,11 +235,8 @@ func (j *Judge) answer(msg *sdk.Message) (verify.JudgeAnswer, error) {
 
 // answerError is the error for a response that holds no verdict.
 func (j *Judge) answerError(msg *sdk.Message, format string, args ...any) error {
-	s := fmt.Sprintf("judge %s: %s", j.Name(), fmt.Sprintf(format, args...))
-	if msg.ID != "" {
-		s += fmt.Sprintf(" (message %s)", msg.ID)
-	}
-	return &foley.Error{Code: foley.Unavailable, Message: s}
+	return &foley.Error{Code: foley.Unavailable,
+		Message: fmt.Sprintf("judge %s: %s", j.Name(), fmt.Sprintf(format, args...)) + anthropicx.MessageNote(msg)}
 }
 
 // Check implements foley.CheckableJudge with a request that costs no tokens:
@@ -331,9 +244,9 @@ func (j *Judge) answerError(msg *sdk.Message, format string, args ...any) error 
 // It retries at most once. The error (code foley.Unavailable) names the base
 // URL and the reason.
 func (j *Judge) Check(ctx context.Context) error {
-	var tries attempts
+	var tries anthropicx.Attempts
 	_, err := j.client.Models.Get(ctx, j.model, sdk.ModelGetParams{},
-		option.WithMaxRetries(min(j.maxRetries, 1)), tries.option())
+		option.WithMaxRetries(min(j.maxRetries, 1)), tries.Option())
 	if err == nil {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/foley-audio/foley"
 	"github.com/foley-audio/foley/audio"
+	"github.com/foley-audio/foley/internal/httpretry"
 	"github.com/foley-audio/foley/license"
 	"github.com/foley-audio/foley/obs"
 )
@@ -100,9 +101,7 @@ type Generator struct {
 	model, format  string
 	client         *http.Client
 	timeout        time.Duration
-	attempts       int
-	backoff, maxBO time.Duration
-	maxRetryAfter  time.Duration
+	policy         httpretry.Policy
 }
 
 var _ foley.Generator = (*Generator)(nil)
@@ -143,19 +142,21 @@ func New(cfg Config) (*Generator, error) {
 		retries = 0
 	}
 	g := &Generator{
-		base:          base,
-		endpoint:      base + endpointPath + "?" + url.Values{"output_format": {format}}.Encode(),
-		apiKey:        cfg.APIKey,
-		model:         model,
-		format:        format,
-		client:        cfg.HTTPClient,
-		timeout:       cmpOr(cfg.Timeout, DefaultTimeout),
-		attempts:      retries + 1,
-		backoff:       cmpOr(cfg.BackoffBase, DefaultBackoffBase),
-		maxBO:         cmpOr(cfg.BackoffMax, DefaultBackoffMax),
-		maxRetryAfter: cmpOr(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
+		base:     base,
+		endpoint: base + endpointPath + "?" + url.Values{"output_format": {format}}.Encode(),
+		apiKey:   cfg.APIKey,
+		model:    model,
+		format:   format,
+		client:   cfg.HTTPClient,
+		timeout:  cmpOr(cfg.Timeout, DefaultTimeout),
+		policy: httpretry.Policy{
+			Attempts:      retries + 1,
+			BackoffBase:   cmpOr(cfg.BackoffBase, DefaultBackoffBase),
+			BackoffMax:    cmpOr(cfg.BackoffMax, DefaultBackoffMax),
+			MaxRetryAfter: cmpOr(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
+		},
 	}
-	g.maxBO = max(g.maxBO, g.backoff)
+	g.policy.BackoffMax = max(g.policy.BackoffMax, g.policy.BackoffBase)
 	if g.client == nil {
 		g.client = &http.Client{}
 	}
@@ -299,7 +300,7 @@ func (g *Generator) checkAudio(ans *answer) (audio.Format, error) {
 	switch {
 	case strings.HasPrefix(mt, "audio/"), mt == "application/octet-stream", mt == "":
 	default:
-		return "", g.badAnswer("its Content-Type is %q, not audio: %q", ans.contentType, clip(serverMessage(ans.body)))
+		return "", g.badAnswer("its Content-Type is %q, not audio: %q", ans.contentType, httpretry.ServerMessage(ans.body))
 	}
 	if len(ans.body) == 0 {
 		return "", g.badAnswer("it is empty")

@@ -152,8 +152,8 @@ func TestName(t *testing.T) {
 	if g.endpoint != "https://api.elevenlabs.io/v1/sound-generation?output_format=mp3_44100_128" {
 		t.Errorf("endpoint %q", g.endpoint)
 	}
-	if g.attempts != DefaultMaxRetries+1 || g.timeout != DefaultTimeout {
-		t.Errorf("attempts %d timeout %s", g.attempts, g.timeout)
+	if g.policy.Attempts != DefaultMaxRetries+1 || g.timeout != DefaultTimeout {
+		t.Errorf("attempts %d timeout %s", g.policy.Attempts, g.timeout)
 	}
 }
 
@@ -489,24 +489,6 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	for h, want := range map[string]time.Duration{
-		"":                              -1,
-		"0":                             0,
-		"2":                             2 * time.Second,
-		"1.5":                           1500 * time.Millisecond,
-		"-1":                            -1,
-		"soon":                          -1,
-		"Thu, 02 Jan 2025 03:04:15 GMT": 10 * time.Second,
-		"Thu, 02 Jan 2025 03:04:00 GMT": 0,
-	} {
-		if got := parseRetryAfter(h, now); got != want {
-			t.Errorf("parseRetryAfter(%q) = %s, want %s", h, got, want)
-		}
-	}
-}
-
 func TestBackoff(t *testing.T) {
 	g, err := New(Config{APIKey: "k", BackoffBase: 100 * time.Millisecond, BackoffMax: time.Second})
 	if err != nil {
@@ -514,7 +496,7 @@ func TestBackoff(t *testing.T) {
 	}
 	for attempt, top := range map[int]time.Duration{1: 100 * time.Millisecond, 2: 200 * time.Millisecond, 4: 800 * time.Millisecond, 9: time.Second} {
 		for range 20 {
-			if d := g.backoffFor(attempt); d < top/2 || d > top {
+			if d := g.policy.Backoff(attempt); d < top/2 || d > top {
 				t.Errorf("backoffFor(%d) = %s, want %s..%s", attempt, d, top/2, top)
 			}
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/foley-audio/foley"
 	"github.com/foley-audio/foley/audio"
+	"github.com/foley-audio/foley/internal/httpretry"
 )
 
 // DefaultCLAPModel is the CLAP model asked for when none is configured.
@@ -108,15 +109,13 @@ type CLAPConfig struct {
 // anything needs the dimension (FromEnv does). An answer of another
 // dimension afterwards is an error.
 type CLAP struct {
-	url, endpoint  string
-	model, apiKey  string
-	client         *http.Client
-	timeout        time.Duration
-	attempts       int
-	backoff, maxBO time.Duration
-	maxRetryAfter  time.Duration
-	maxSeconds     float64
-	dim            atomic.Int64
+	url, endpoint string
+	model, apiKey string
+	client        *http.Client
+	timeout       time.Duration
+	policy        httpretry.Policy
+	maxSeconds    float64
+	dim           atomic.Int64
 }
 
 var _ foley.Embedder = (*CLAP)(nil)
@@ -138,22 +137,24 @@ func NewCLAP(cfg CLAPConfig) (*CLAP, error) {
 	}
 	base := strings.TrimRight(raw, "/")
 	c := &CLAP{
-		url:           base,
-		endpoint:      base + "/embeddings",
-		model:         cmp.Or(cfg.Model, DefaultCLAPModel),
-		apiKey:        cfg.APIKey,
-		client:        cfg.HTTPClient,
-		timeout:       orDefault(cfg.Timeout, DefaultCLAPTimeout),
-		attempts:      orDefault(cfg.MaxAttempts, DefaultCLAPAttempts),
-		backoff:       orDefault(cfg.BackoffBase, DefaultBackoffBase),
-		maxBO:         orDefault(cfg.BackoffMax, DefaultBackoffMax),
-		maxRetryAfter: orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
-		maxSeconds:    orDefault(cfg.MaxAudioSeconds, DefaultMaxAudioSeconds),
+		url:      base,
+		endpoint: base + "/embeddings",
+		model:    cmp.Or(cfg.Model, DefaultCLAPModel),
+		apiKey:   cfg.APIKey,
+		client:   cfg.HTTPClient,
+		timeout:  orDefault(cfg.Timeout, DefaultCLAPTimeout),
+		policy: httpretry.Policy{
+			Attempts:      orDefault(cfg.MaxAttempts, DefaultCLAPAttempts),
+			BackoffBase:   orDefault(cfg.BackoffBase, DefaultBackoffBase),
+			BackoffMax:    orDefault(cfg.BackoffMax, DefaultBackoffMax),
+			MaxRetryAfter: orDefault(cfg.MaxRetryAfter, DefaultMaxRetryAfter),
+		},
+		maxSeconds: orDefault(cfg.MaxAudioSeconds, DefaultMaxAudioSeconds),
 	}
 	if c.client == nil {
 		c.client = &http.Client{}
 	}
-	c.maxBO = max(c.maxBO, c.backoff)
+	c.policy.BackoffMax = max(c.policy.BackoffMax, c.policy.BackoffBase)
 	c.dim.Store(int64(cfg.Dim))
 	return c, nil
 }

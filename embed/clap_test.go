@@ -115,8 +115,8 @@ func TestNewCLAP(t *testing.T) {
 	if c.Model() != DefaultCLAPModel || c.URL() != "http://localhost:7997" || c.Dim() != 0 || !c.AudioCapable() {
 		t.Errorf("defaults: model %q, url %q, dim %d, audio %v", c.Model(), c.URL(), c.Dim(), c.AudioCapable())
 	}
-	if c.attempts != DefaultCLAPAttempts || c.timeout != DefaultCLAPTimeout || c.backoff != DefaultBackoffBase || c.maxSeconds != DefaultMaxAudioSeconds {
-		t.Errorf("defaults: attempts %d, timeout %s, backoff %s, max seconds %v", c.attempts, c.timeout, c.backoff, c.maxSeconds)
+	if c.policy.Attempts != DefaultCLAPAttempts || c.timeout != DefaultCLAPTimeout || c.policy.BackoffBase != DefaultBackoffBase || c.maxSeconds != DefaultMaxAudioSeconds {
+		t.Errorf("defaults: attempts %d, timeout %s, backoff %s, max seconds %v", c.policy.Attempts, c.timeout, c.policy.BackoffBase, c.maxSeconds)
 	}
 	c, _ = NewCLAP(CLAPConfig{URL: "https://clap.example/api", Model: "Org/My-CLAP ", Dim: 512})
 	if c.Model() != "Org/My-CLAP " || c.Dim() != 512 || c.endpoint != "https://clap.example/api/embeddings" {
@@ -718,53 +718,14 @@ func TestCLAPConcurrent(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	for h, want := range map[string]time.Duration{
-		"":                              -1,
-		"1":                             time.Second,
-		" 120 ":                         2 * time.Minute,
-		"0":                             0,
-		"0.25":                          250 * time.Millisecond,
-		"-3":                            -1,
-		"soon":                          -1,
-		"Thu, 02 Jan 2025 03:04:15 GMT": 10 * time.Second,
-		"Thu, 02 Jan 2025 03:00:00 GMT": 0,
-	} {
-		if got := parseRetryAfter(h, now); got != want {
-			t.Errorf("parseRetryAfter(%q) = %s, want %s", h, got, want)
-		}
-	}
-}
-
 func TestBackoff(t *testing.T) {
 	c, _ := NewCLAP(CLAPConfig{URL: "http://x", BackoffBase: 100 * time.Millisecond, BackoffMax: time.Second})
 	for attempt, full := range map[int]time.Duration{1: 100 * time.Millisecond, 2: 200 * time.Millisecond, 3: 400 * time.Millisecond, 4: 800 * time.Millisecond, 5: time.Second, 30: time.Second} {
 		for range 20 {
-			if d := c.backoffFor(attempt); d < full/2 || d > full {
+			if d := c.policy.Backoff(attempt); d < full/2 || d > full {
 				t.Errorf("backoff after attempt %d = %s, want %s..%s", attempt, d, full/2, full)
 			}
 		}
-	}
-}
-
-func TestServerMessage(t *testing.T) {
-	for body, want := range map[string]string{
-		`{"error":{"message":"Invalid model: x","type":null,"param":null,"code":400}}`: "Invalid model: x",
-		`{"error":"quota exceeded"}`: "quota exceeded",
-		`{"detail":"Not Found"}`:     "Not Found",
-		`{"detail":[{"type":"missing","loc":["body","input"],"msg":"Field required"}]}`:       "Field required (at body.input)",
-		`{"detail":[{"loc":["body","input",3],"msg":"bad wav"},{"loc":[],"msg":"and more"}]}`: "bad wav (at body.input.3); and more",
-		`{"message":"upstream timeout"}`: "upstream timeout",
-		"  Bad Gateway\n":                "Bad Gateway",
-		"":                               "(empty answer)",
-	} {
-		if got := serverMessage([]byte(body)); got != want {
-			t.Errorf("serverMessage(%q) = %q, want %q", body, got, want)
-		}
-	}
-	if got := serverMessage([]byte(strings.Repeat("x", 2000))); len([]rune(got)) != 501 {
-		t.Errorf("a long message is not shortened: %d characters", len([]rune(got)))
 	}
 }
 

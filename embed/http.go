@@ -6,21 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/foley-audio/foley"
-	"github.com/foley-audio/foley/internal/httperr"
+	"github.com/foley-audio/foley/internal/httpretry"
 )
 
 // maxAnswerBytes bounds an answer read into memory.
@@ -59,64 +52,21 @@ func (c *CLAP) embed(ctx context.Context, modality string, inputs []string) ([][
 	return c.parse(answer, len(inputs))
 }
 
-// failure is a failed attempt: what to tell, and whether to try again.
-type failure struct {
-	code       foley.ErrorCode
-	msg        string
-	hint       string // what to do, after the count of attempts
-	cause      error
-	retry      bool
-	retryAfter time.Duration // the server's Retry-After; < 0 when none
-}
-
-func (f *failure) error(attempts int) error {
-	msg := f.msg
-	if attempts > 1 {
-		msg += fmt.Sprintf(" (gave up after %d attempts)", attempts)
-	}
-	msg += f.hint
-	return &foley.Error{Code: f.code, Message: msg, Err: f.cause}
-}
-
-// post sends body to the endpoint, retrying what may pass on a second try,
-// and returns the body of the 2xx answer.
+// post sends body to the endpoint, retrying what may pass on a second try
+// as c.policy says, and returns the body of the 2xx answer.
 func (c *CLAP) post(ctx context.Context, body []byte) ([]byte, error) {
-	for attempt := 1; ; attempt++ {
-		answer, f := c.attempt(ctx, body)
-		if f == nil {
-			return answer, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, c.ctxError(ctx)
-		}
-		if !f.retry || attempt >= c.attempts {
-			return nil, f.error(attempt)
-		}
-		wait := c.backoffFor(attempt)
-		if f.retryAfter >= 0 {
-			if f.retryAfter > c.maxRetryAfter {
-				f.msg += fmt.Sprintf("; it asks to retry after %s, longer than the %s foley waits", f.retryAfter, c.maxRetryAfter)
-				return nil, f.error(attempt)
-			}
-			wait = f.retryAfter
-		}
-		if err := sleep(ctx, wait); err != nil {
-			return nil, c.ctxError(ctx)
-		}
-	}
-}
-
-func (c *CLAP) ctxError(ctx context.Context) error {
-	return fmt.Errorf("CLAP request to %s: %w", c.url, ctx.Err())
+	return httpretry.Do(ctx, c.policy, "CLAP request to "+c.url, func(ctx context.Context) ([]byte, *httpretry.Failure) {
+		return c.attempt(ctx, body)
+	})
 }
 
 // attempt sends one request.
-func (c *CLAP) attempt(ctx context.Context, body []byte) ([]byte, *failure) {
+func (c *CLAP) attempt(ctx context.Context, body []byte) ([]byte, *httpretry.Failure) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, &failure{code: foley.Invalid, msg: fmt.Sprintf("CLAP: bad server URL %s: %v", c.url, err), cause: err}
+		return nil, &httpretry.Failure{Code: foley.Invalid, Msg: fmt.Sprintf("CLAP: bad server URL %s: %v", c.url, err), Cause: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -134,8 +84,8 @@ func (c *CLAP) attempt(ctx context.Context, body []byte) ([]byte, *failure) {
 		return nil, c.transportFailure(actx, err)
 	}
 	if len(answer) > maxAnswerBytes {
-		return nil, &failure{code: foley.Unavailable,
-			msg: fmt.Sprintf("CLAP server at %s answered more than %d MiB", c.url, maxAnswerBytes>>20)}
+		return nil, &httpretry.Failure{Code: foley.Unavailable,
+			Msg: fmt.Sprintf("CLAP server at %s answered more than %d MiB", c.url, maxAnswerBytes>>20)}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return answer, nil
@@ -144,111 +94,40 @@ func (c *CLAP) attempt(ctx context.Context, body []byte) ([]byte, *failure) {
 }
 
 // transportFailure explains an error of the connection: no answer at all.
-func (c *CLAP) transportFailure(actx context.Context, err error) *failure {
-	cause := err
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		cause = ue.Err
-	}
-	var ne net.Error
-	if errors.Is(actx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-		return &failure{code: foley.Unavailable, cause: err,
-			msg: fmt.Sprintf("CLAP server at %s is not reachable: it did not answer within %s; "+
+func (c *CLAP) transportFailure(actx context.Context, err error) *httpretry.Failure {
+	cause, timedOut, retry := httpretry.Transport(actx, err)
+	if timedOut {
+		return &httpretry.Failure{Code: foley.Unavailable, Cause: err,
+			Msg: fmt.Sprintf("CLAP server at %s is not reachable: it did not answer within %s; "+
 				"is it overloaded, or is FOLEY_CLAP_URL wrong? (%v)", c.url, c.timeout, cause)}
 	}
-	var dns *net.DNSError
-	retry := !(errors.As(err, &dns) && dns.IsNotFound)
-	return &failure{code: foley.Unavailable, cause: err, retry: retry, retryAfter: -1,
-		msg:  fmt.Sprintf("CLAP server at %s is not reachable (%v)", c.url, cause),
-		hint: fmt.Sprintf("; %s, or unset FOLEY_CLAP_URL to use the built-in text-only embedder", clapHowTo)}
+	return &httpretry.Failure{Code: foley.Unavailable, Cause: err, Retry: retry, RetryAfter: -1,
+		Msg:  fmt.Sprintf("CLAP server at %s is not reachable (%v)", c.url, cause),
+		Hint: fmt.Sprintf("; %s, or unset FOLEY_CLAP_URL to use the built-in text-only embedder", clapHowTo)}
 }
 
 // statusFailure explains an answer that is not 2xx.
-func (c *CLAP) statusFailure(resp *http.Response, body []byte) *failure {
-	status := fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
-	msg := serverMessage(body)
+func (c *CLAP) statusFailure(resp *http.Response, body []byte) *httpretry.Failure {
+	status := httpretry.Status(resp.StatusCode)
+	msg := httpretry.ServerMessage(body)
 	code := resp.StatusCode
 	switch {
 	case code == http.StatusTooManyRequests || code >= 500:
-		return &failure{code: foley.Unavailable, retry: true, retryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
-			msg: fmt.Sprintf("CLAP server at %s failed: %s: %q", c.url, status, msg)}
+		return &httpretry.Failure{Code: foley.Unavailable, Retry: true, RetryAfter: httpretry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+			Msg: fmt.Sprintf("CLAP server at %s failed: %s: %q", c.url, status, msg)}
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return &failure{code: foley.Unavailable,
-			msg: fmt.Sprintf("CLAP server at %s refused the request: %s: %q (check FOLEY_CLAP_API_KEY)", c.url, status, msg)}
+		return &httpretry.Failure{Code: foley.Unavailable,
+			Msg: fmt.Sprintf("CLAP server at %s refused the request: %s: %q (check FOLEY_CLAP_API_KEY)", c.url, status, msg)}
 	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
-		return &failure{code: foley.Unavailable,
-			msg: fmt.Sprintf("CLAP server at %s has no POST /embeddings: %s: %q "+
+		return &httpretry.Failure{Code: foley.Unavailable,
+			Msg: fmt.Sprintf("CLAP server at %s has no POST /embeddings: %s: %q "+
 				"(FOLEY_CLAP_URL must be the base URL of an Infinity embedding server, e.g. http://localhost:7997)", c.url, status, msg)}
 	case code >= 400:
-		return &failure{code: foley.Invalid,
-			msg: fmt.Sprintf("CLAP server at %s rejected the request (model %q): %s: %q", c.url, c.model, status, msg)}
+		return &httpretry.Failure{Code: foley.Invalid,
+			Msg: fmt.Sprintf("CLAP server at %s rejected the request (model %q): %s: %q", c.url, c.model, status, msg)}
 	default:
-		return &failure{code: foley.Unavailable,
-			msg: fmt.Sprintf("CLAP server at %s gave an unexpected answer: %s: %q", c.url, status, msg)}
-	}
-}
-
-// serverMessage is the message of an error body (see httperr.Message),
-// shortened.
-func serverMessage(body []byte) string {
-	if m := httperr.Message(body); m != "" {
-		return clip(m)
-	}
-	return "(empty answer)"
-}
-
-// clip shortens a message to 500 characters.
-func clip(s string) string {
-	const most = 500
-	if utf8.RuneCountInString(s) <= most {
-		return s
-	}
-	return string([]rune(s)[:most]) + "…"
-}
-
-// parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
-// It returns -1 when there is none or it cannot be read.
-func parseRetryAfter(h string, now time.Time) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return -1
-	}
-	if s, err := strconv.ParseFloat(h, 64); err == nil {
-		if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
-			return -1
-		}
-		return time.Duration(min(s, 1e6) * float64(time.Second))
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return -1
-}
-
-// backoffFor is the wait after attempt (1-based) failed: BackoffBase
-// doubled per attempt, at most BackoffMax, jittered to between half and
-// all of it.
-func (c *CLAP) backoffFor(attempt int) time.Duration {
-	d := c.backoff
-	for i := 1; i < attempt && d < c.maxBO; i++ {
-		d *= 2
-	}
-	d = min(d, c.maxBO)
-	half := d / 2
-	return half + rand.N(d-half+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+		return &httpretry.Failure{Code: foley.Unavailable,
+			Msg: fmt.Sprintf("CLAP server at %s gave an unexpected answer: %s: %q", c.url, status, msg)}
 	}
 }
 

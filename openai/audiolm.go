@@ -14,6 +14,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 
 	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/internal/openaix"
 	"github.com/foley-audio/foley/verify"
 )
 
@@ -78,7 +79,7 @@ var (
 // NewAudioLMJudge checks cfg and returns the judge. It does not contact the
 // server; Check does.
 func NewAudioLMJudge(cfg AudioLMConfig) (*AudioLMJudge, error) {
-	base, err := checkBaseURL("audio LM", EnvAudioLMURL, cfg.BaseURL, "http://localhost:8000/v1")
+	base, err := openaix.CheckBaseURL("audio LM", EnvAudioLMURL, cfg.BaseURL, "http://localhost:8000/v1")
 	if err != nil {
 		return nil, err
 	}
@@ -107,20 +108,20 @@ func NewAudioLMJudge(cfg AudioLMConfig) (*AudioLMJudge, error) {
 		clip: clipLoader{
 			allowRemote: cfg.AllowRemote,
 			maxBytes:    cmp.Or(cfg.MaxRemoteBytes, DefaultMaxRemoteBytes),
-			timeout:     svc.timeout,
+			timeout:     svc.Timeout,
 			client:      hc,
 		},
 	}, nil
 }
 
 // Name implements foley.Judge: "audiolm:" and the model.
-func (j *AudioLMJudge) Name() string { return "audiolm:" + j.svc.model }
+func (j *AudioLMJudge) Name() string { return "audiolm:" + j.svc.Model }
 
 // Model returns the model asked for.
-func (j *AudioLMJudge) Model() string { return j.svc.model }
+func (j *AudioLMJudge) Model() string { return j.svc.Model }
 
 // BaseURL returns the server's base URL.
-func (j *AudioLMJudge) BaseURL() string { return j.svc.base }
+func (j *AudioLMJudge) BaseURL() string { return j.svc.Base }
 
 // Tau returns the threshold on P(yes).
 func (j *AudioLMJudge) Tau() float64 { return j.tau }
@@ -130,7 +131,7 @@ func (j *AudioLMJudge) Tau() float64 { return j.tau }
 // "audiolm|Qwen/Qwen2-Audio-7B-Instruct|prompt=v1|tau=0.5". The server's
 // URL is left out, so that cached verdicts survive moving the server.
 func (j *AudioLMJudge) Identity() string {
-	return fmt.Sprintf("audiolm|%s|prompt=%s|tau=%g", j.svc.model, verify.JudgePromptVersion, j.tau)
+	return fmt.Sprintf("audiolm|%s|prompt=%s|tau=%g", j.svc.Model, verify.JudgePromptVersion, j.tau)
 }
 
 // Check implements foley.CheckableJudge: it lists the server's models
@@ -152,7 +153,7 @@ func (j *AudioLMJudge) Judge(ctx context.Context, event foley.SoundEvent, c fole
 		return foley.Verdict{}, err
 	}
 	params := sdk.ChatCompletionNewParams{
-		Model: j.svc.model,
+		Model: j.svc.Model,
 		Messages: []sdk.ChatCompletionMessageParamUnion{
 			sdk.UserMessage([]sdk.ChatCompletionContentPartUnionParam{
 				sdk.InputAudioContentPart(sdk.ChatCompletionContentPartInputAudioInputAudioParam{
@@ -167,13 +168,13 @@ func (j *AudioLMJudge) Judge(ctx context.Context, event foley.SoundEvent, c fole
 		Logprobs:    sdk.Bool(true),
 		TopLogprobs: sdk.Int(TopLogprobs),
 	}
-	ctx, span := j.svc.span(ctx, 1)
+	ctx, span := j.svc.StartSpan(ctx, 1)
 	resp, err := j.svc.complete(ctx, params)
 	var v foley.Verdict
 	if err == nil {
 		v, err = j.verdict(resp, level)
 	}
-	span.End(result(resp), err)
+	span.End(openaix.Result(resp), err)
 	if err != nil {
 		return foley.Verdict{}, err
 	}
@@ -183,18 +184,18 @@ func (j *AudioLMJudge) Judge(ctx context.Context, event foley.SoundEvent, c fole
 // verdict scores the answer.
 func (j *AudioLMJudge) verdict(resp *sdk.ChatCompletion, level foley.VerifyLevel) (foley.Verdict, error) {
 	if len(resp.Choices) == 0 {
-		return foley.Verdict{}, j.svc.badAnswer("an answer with no choices")
+		return foley.Verdict{}, j.svc.BadAnswer("an answer with no choices")
 	}
 	choice := resp.Choices[0]
 	if choice.Message.Refusal != "" {
-		return foley.Verdict{}, j.svc.badAnswer("a refusal: %s", quote(choice.Message.Refusal))
+		return foley.Verdict{}, j.svc.BadAnswer("a refusal: %s", openaix.Quote(choice.Message.Refusal))
 	}
 	var reason string
 	pYes, pNo, why := aqaScore(choice.Logprobs.Content)
 	conf := 0.0
 	if pYes+pNo > 0 {
 		conf = pYes / (pYes + pNo)
-		reason = fmt.Sprintf("%s: P(yes)=%.3f vs tau=%g (AQAScore over the first token's top logprobs)", j.svc.model, conf, j.tau)
+		reason = fmt.Sprintf("%s: P(yes)=%.3f vs tau=%g (AQAScore over the first token's top logprobs)", j.svc.Model, conf, j.tau)
 	} else {
 		switch answer := normalizeToken(choice.Message.Content); answer {
 		case "yes", "no":
@@ -202,9 +203,9 @@ func (j *AudioLMJudge) verdict(resp *sdk.ChatCompletion, level foley.VerifyLevel
 				conf = 1
 			}
 			reason = fmt.Sprintf("%s: answered %q (%s); confidence %g from the text answer vs tau=%g, not an AQAScore",
-				j.svc.model, answer, why, conf, j.tau)
+				j.svc.Model, answer, why, conf, j.tau)
 		default:
-			return foley.Verdict{}, j.svc.badAnswer("the answer %s, which is neither yes nor no (%s)", quote(choice.Message.Content), why)
+			return foley.Verdict{}, j.svc.BadAnswer("the answer %s, which is neither yes nor no (%s)", openaix.Quote(choice.Message.Content), why)
 		}
 	}
 	return foley.Verdict{

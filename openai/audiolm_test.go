@@ -27,7 +27,7 @@ func candidate(uri string) foley.Candidate {
 
 func newAudioJudge(t *testing.T, f *fakeServer, mod func(*AudioLMConfig)) *AudioLMJudge {
 	t.Helper()
-	cfg := AudioLMConfig{BaseURL: f.base(), APIKey: f.apiKey, MaxRetries: 2, Timeout: 5 * time.Second}
+	cfg := AudioLMConfig{BaseURL: f.Base(), APIKey: f.APIKey, MaxRetries: 2, Timeout: 5 * time.Second}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -67,7 +67,7 @@ func TestAudioLMMatch(t *testing.T) {
 	// neither. AQAScore = 0.75 / 0.95.
 	lp := logprobs(alt{"Yes", 0.6}, alt{"Yes", 0.6}, alt{"No", 0.15}, alt{" yes", 0.1}, alt{"YES.", 0.05}, alt{" no", 0.05}, alt{"Maybe", 0.03})
 	f := newFake(t, "audio", answerWith(completion(DefaultAudioLMModel, "Yes", lp, "length", true)))
-	f.apiKey = "secret-token"
+	f.APIKey = "secret-token"
 	f.wantPrompt = verify.ListenPrompt(doorEvent)
 	j := newAudioJudge(t, f, nil)
 
@@ -208,7 +208,7 @@ func TestAudioLMOverloaded(t *testing.T) {
 		writeJSON(w, 529, map[string]any{"error": map[string]any{"message": "overloaded", "type": "overloaded_error"}})
 	})
 	failJudge(t, newAudioJudge(t, f, nil), candidate(shortWAV(t)), foley.Unavailable,
-		"audio LM at "+f.base(), "529", "after 3 attempts", `"overloaded"`)
+		"audio LM at "+f.Base(), "529", "after 3 attempts", `"overloaded"`)
 	if f.count() != 3 {
 		t.Errorf("%d requests, want 3 (MaxRetries 2)", f.count())
 	}
@@ -279,7 +279,7 @@ func TestAudioLMMalformedAnswer(t *testing.T) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Write([]byte(body))
 			})
-			failJudge(t, newAudioJudge(t, f, nil), candidate(shortWAV(t)), foley.Unavailable, "audio LM at "+f.base())
+			failJudge(t, newAudioJudge(t, f, nil), candidate(shortWAV(t)), foley.Unavailable, "audio LM at "+f.Base())
 		})
 	}
 }
@@ -404,7 +404,7 @@ func TestAudioLMConcurrent(t *testing.T) {
 
 func TestAudioLMCheck(t *testing.T) {
 	f := newFake(t, "audio", answerWith(nil))
-	f.apiKey = "k"
+	f.APIKey = "k"
 	if err := newAudioJudge(t, f, nil).Check(context.Background()); err != nil {
 		t.Errorf("Check = %v", err)
 	}
@@ -413,7 +413,7 @@ func TestAudioLMCheck(t *testing.T) {
 	if foley.CodeOf(err) != foley.Unavailable {
 		t.Fatalf("Check = %v, want Unavailable", err)
 	}
-	for _, w := range []string{f.base(), "Qwen/Qwen2.5-Omni-7B", DefaultAudioLMModel} {
+	for _, w := range []string{f.Base(), "Qwen/Qwen2.5-Omni-7B", DefaultAudioLMModel} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("Check error %q does not mention %q", err, w)
 		}

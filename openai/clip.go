@@ -13,6 +13,7 @@ import (
 
 	"github.com/foley-audio/foley"
 	"github.com/foley-audio/foley/audio"
+	"github.com/foley-audio/foley/internal/openaix"
 )
 
 // The audio the audio LM is sent: what Qwen2-Audio's feature extractor
@@ -99,9 +100,9 @@ func (l clipLoader) remoteWAV(ctx context.Context, uri string) ([]byte, error) {
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, foley.Errorf(foley.NotFound, "audio LM: sound %s not found: %s", uri, statusText(resp.StatusCode))
+		return nil, foley.Errorf(foley.NotFound, "audio LM: sound %s not found: %s", uri, openaix.StatusText(resp.StatusCode))
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		return nil, foley.Errorf(foley.Unavailable, "audio LM: cannot fetch sound %s: %s", uri, statusText(resp.StatusCode))
+		return nil, foley.Errorf(foley.Unavailable, "audio LM: cannot fetch sound %s: %s", uri, openaix.StatusText(resp.StatusCode))
 	case resp.ContentLength > l.maxBytes:
 		return nil, l.tooBig(uri, fmt.Sprintf("it is %d bytes", resp.ContentLength))
 	}

@@ -28,7 +28,7 @@ func TestAudioLMFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	if j.Model() != DefaultAudioLMModel || j.BaseURL() != "http://gpu:8000/v1" || j.Tau() != DefaultTau ||
-		j.svc.timeout != DefaultTimeout || j.svc.retries != DefaultMaxRetries ||
+		j.svc.Timeout != DefaultTimeout || j.svc.retries != DefaultMaxRetries ||
 		j.clip.allowRemote || j.clip.maxBytes != DefaultMaxRemoteBytes {
 		t.Errorf("defaults: %+v", j)
 	}
@@ -43,7 +43,7 @@ func TestAudioLMFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Model() != "Qwen/Qwen2.5-Omni-7B" || j.Tau() != 0.7 || j.svc.timeout != 90*time.Second ||
+	if j.Model() != "Qwen/Qwen2.5-Omni-7B" || j.Tau() != 0.7 || j.svc.Timeout != 90*time.Second ||
 		!j.clip.allowRemote || j.clip.maxBytes != 1<<20 || j.clip.timeout != 90*time.Second {
 		t.Errorf("configured: %+v", j)
 	}
@@ -93,7 +93,7 @@ func TestLLMFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Model() != "qwen2.5:7b" || j.BaseURL() != "http://localhost:11434/v1" || j.svc.timeout != 2*time.Minute || j.maxTokens != DefaultMaxTokens {
+	if j.Model() != "qwen2.5:7b" || j.BaseURL() != "http://localhost:11434/v1" || j.svc.Timeout != 2*time.Minute || j.maxTokens != DefaultMaxTokens {
 		t.Errorf("configured: %+v", j)
 	}
 	t.Setenv(EnvLLMTimeout, "forever")

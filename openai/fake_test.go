@@ -4,30 +4,24 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/foley-audio/foley/audio"
+	"github.com/foley-audio/foley/internal/fakellm"
 	"github.com/foley-audio/foley/verify"
 )
 
-// fakeServer is an OpenAI-compatible server (vLLM, as far as the judges
-// can tell) under /v1: it checks every chat completion as the real server
-// would, and answers through the test's answer function.
+// fakeServer is an OpenAI-compatible server (see fakellm.Chat), checking
+// that every chat completion is the audio LM's or the LLM judge's.
 type fakeServer struct {
-	t      *testing.T
-	kind   string // "audio" or "llm": which request it expects
-	model  string // the model it serves
-	apiKey string // the bearer token it demands; "" demands none be sent
+	*fakellm.Chat
+	kind string // "audio" or "llm": which request it expects
 
 	// wantPrompt, when set, is the text part (audio) or user message (llm)
 	// the request must carry.
@@ -35,34 +29,21 @@ type fakeServer struct {
 	// wantMaxTokens is the max_tokens the llm request must carry.
 	wantMaxTokens int
 
-	// answer answers the n-th valid chat completion (from 1).
-	answer func(w http.ResponseWriter, n int)
-
-	srv *httptest.Server
-
 	mu   sync.Mutex
-	n    int
 	wavs [][]byte // the WAV files the audio requests carried
 }
 
 func newFake(t *testing.T, kind string, answer func(w http.ResponseWriter, n int)) *fakeServer {
-	f := &fakeServer{t: t, kind: kind, model: DefaultAudioLMModel, answer: answer, wantMaxTokens: DefaultMaxTokens}
+	f := &fakeServer{kind: kind, wantMaxTokens: DefaultMaxTokens}
+	model := DefaultAudioLMModel
 	if kind == "llm" {
-		f.model = "qwen2.5-7b-instruct"
+		model = "qwen2.5-7b-instruct"
 	}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
+	f.Chat = fakellm.NewChat(t, model, f.check, answer)
 	return f
 }
 
-// base is the server's OpenAI base URL.
-func (f *fakeServer) base() string { return f.srv.URL + "/v1" }
-
-func (f *fakeServer) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.n
-}
+func (f *fakeServer) count() int { return f.Count() }
 
 func (f *fakeServer) lastWAV() []byte {
 	f.mu.Lock()
@@ -73,103 +54,21 @@ func (f *fakeServer) lastWAV() []byte {
 	return f.wavs[len(f.wavs)-1]
 }
 
-// reject answers as vLLM does to a request it cannot serve, and fails the
-// test: the judge sent something the real server would not take.
-func (f *fakeServer) reject(w http.ResponseWriter, status int, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	f.t.Errorf("fake server: %s", msg)
-	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "BadRequestError", "code": status}})
-}
-
-func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
-	if got, want := r.Header.Get("Authorization"), bearer(f.apiKey); got != want {
-		f.reject(w, http.StatusUnauthorized, "Authorization %q, want %q", got, want)
-		return
-	}
-	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
-		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{
-			map[string]any{"id": f.model, "object": "model", "created": 1700000000, "owned_by": "vllm"},
-		}})
-		return
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
-	default:
-		f.reject(w, http.StatusNotFound, "no route %s %s", r.Method, r.URL.Path)
-		return
-	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		f.reject(w, http.StatusUnsupportedMediaType, "Content-Type %q", ct)
-		return
-	}
-	var body map[string]any
-	dec := json.NewDecoder(r.Body)
-	dec.UseNumber()
-	if err := dec.Decode(&body); err != nil {
-		f.reject(w, http.StatusBadRequest, "body is not JSON: %v", err)
-		return
-	}
-	var problem string
+func (f *fakeServer) check(body map[string]any) string {
 	if f.kind == "audio" {
-		problem = f.checkAudio(body)
-	} else {
-		problem = f.checkLLM(body)
+		return f.checkAudio(body)
 	}
-	if problem != "" {
-		f.reject(w, http.StatusBadRequest, "%s", problem)
-		return
-	}
-	f.mu.Lock()
-	f.n++
-	n := f.n
-	f.mu.Unlock()
-	f.answer(w, n)
-}
-
-func bearer(key string) string {
-	if key == "" {
-		return ""
-	}
-	return "Bearer " + key
-}
-
-// checkCommon checks what both kinds of request carry and returns the
-// messages.
-func (f *fakeServer) checkCommon(body map[string]any, allowed []string, maxTokens int) ([]any, string) {
-	for k := range body {
-		if !slices.Contains(allowed, k) {
-			return nil, fmt.Sprintf("unexpected field %q", k)
-		}
-	}
-	if body["model"] != f.model {
-		return nil, fmt.Sprintf("model %v, want %q", body["model"], f.model)
-	}
-	// vLLM takes either name; exactly one must say maxTokens.
-	mt, mct := body["max_tokens"], body["max_completion_tokens"]
-	if (mt == nil) == (mct == nil) {
-		return nil, fmt.Sprintf("max_tokens %v, max_completion_tokens %v: want exactly one", mt, mct)
-	}
-	if got := fmt.Sprint(cmpOr(mt, mct)); got != fmt.Sprint(maxTokens) {
-		return nil, fmt.Sprintf("max tokens %s, want %d", got, maxTokens)
-	}
-	if temp, ok := body["temperature"].(json.Number); !ok || temp.String() != "0" {
-		return nil, fmt.Sprintf("temperature %v, want 0", body["temperature"])
-	}
-	msgs, ok := body["messages"].([]any)
-	if !ok {
-		return nil, fmt.Sprintf("messages %v is not a list", body["messages"])
-	}
-	return msgs, ""
-}
-
-func cmpOr(a, b any) any {
-	if a != nil {
-		return a
-	}
-	return b
+	return f.CheckSchemaRequest(body, f.wantMaxTokens, verify.JudgeSystemPrompt, f.wantPrompt, "verdict",
+		func(s map[string]any) string {
+			if !fakellm.SameJSON(s, verify.JudgeSchema()) {
+				return fmt.Sprintf("%v, want verify.JudgeSchema()", s)
+			}
+			return ""
+		})
 }
 
 func (f *fakeServer) checkAudio(body map[string]any) string {
-	msgs, problem := f.checkCommon(body, []string{"model", "messages", "max_tokens", "max_completion_tokens", "temperature", "logprobs", "top_logprobs"}, 1)
+	msgs, problem := f.CheckCommon(body, []string{"model", "messages", "max_tokens", "max_completion_tokens", "temperature", "logprobs", "top_logprobs"}, 1)
 	if problem != "" {
 		return problem
 	}
@@ -267,56 +166,7 @@ func checkModelWAV(b []byte) string {
 	return "WAV has no data chunk"
 }
 
-func (f *fakeServer) checkLLM(body map[string]any) string {
-	msgs, problem := f.checkCommon(body, []string{"model", "messages", "max_tokens", "max_completion_tokens", "temperature", "response_format"}, f.wantMaxTokens)
-	if problem != "" {
-		return problem
-	}
-	if len(msgs) != 2 {
-		return fmt.Sprintf("%d messages, want system and user", len(msgs))
-	}
-	sys, _ := msgs[0].(map[string]any)
-	user, _ := msgs[1].(map[string]any)
-	if sys["role"] != "system" || sys["content"] != verify.JudgeSystemPrompt {
-		return fmt.Sprintf("first message %v, want the system prompt", sys)
-	}
-	if user["role"] != "user" {
-		return fmt.Sprintf("second message role %v, want user", user["role"])
-	}
-	if s, ok := user["content"].(string); !ok || s == "" || (f.wantPrompt != "" && s != f.wantPrompt) {
-		return fmt.Sprintf("user message %v, want %q", user["content"], f.wantPrompt)
-	}
-	rf, _ := body["response_format"].(map[string]any)
-	if rf["type"] != "json_schema" {
-		return fmt.Sprintf("response_format %v, want json_schema", rf)
-	}
-	js, _ := rf["json_schema"].(map[string]any)
-	if js["name"] != "verdict" || js["strict"] != true {
-		return fmt.Sprintf("json_schema name %v strict %v, want verdict and true", js["name"], js["strict"])
-	}
-	got, _ := json.Marshal(js["schema"])
-	want, _ := json.Marshal(verify.JudgeSchema())
-	if !jsonEqual(got, want) {
-		return fmt.Sprintf("schema %s, want %s", got, want)
-	}
-	return ""
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return bytes.Equal(xa, ya)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
-}
+var writeJSON = fakellm.WriteJSON
 
 // alt is a token and its probability.
 type alt struct {
@@ -348,27 +198,11 @@ func logprobs(chosen alt, top ...alt) map[string]any {
 // JSON null vLLM sends when no logprobs were asked for or given); usage
 // false leaves usage out.
 func completion(model, content string, lp map[string]any, finish string, usage bool) map[string]any {
-	var lpv any
-	if lp != nil {
-		lpv = lp
-	}
-	c := map[string]any{
-		"id":      "chatcmpl-7f3a9c",
-		"object":  "chat.completion",
-		"created": 1700000000,
-		"model":   model,
-		"choices": []any{map[string]any{
-			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": content, "refusal": nil, "tool_calls": []any{}},
-			"logprobs":      lpv,
-			"finish_reason": finish,
-			"stop_reason":   nil,
-		}},
-	}
+	var u map[string]any
 	if usage {
-		c["usage"] = map[string]any{"prompt_tokens": 812, "completion_tokens": 1, "total_tokens": 813}
+		u = fakellm.Usage(812, 1)
 	}
-	return c
+	return fakellm.Completion(model, content, nil, lp, finish, u)
 }
 
 // answerWith answers every request with v.
@@ -404,3 +238,6 @@ func shortWAV(t *testing.T) string {
 	writeWAV(t, p, 44100, 1, 0.25)
 	return p
 }
+
+// recordSpans records the spans of the test (see fakellm.RecordSpans).
+var recordSpans = fakellm.RecordSpans

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/internal/openaix"
 	"github.com/foley-audio/foley/verify"
 )
 
@@ -61,7 +61,7 @@ var (
 // NewLLMJudge checks cfg and returns the judge. It does not contact the
 // server; Check does.
 func NewLLMJudge(cfg LLMConfig) (*LLMJudge, error) {
-	base, err := checkBaseURL("LLM judge", EnvLLMURL, cfg.BaseURL, "http://localhost:8000/v1")
+	base, err := openaix.CheckBaseURL("LLM judge", EnvLLMURL, cfg.BaseURL, "http://localhost:8000/v1")
 	if err != nil {
 		return nil, err
 	}
@@ -86,18 +86,18 @@ func NewLLMJudge(cfg LLMConfig) (*LLMJudge, error) {
 }
 
 // Name implements foley.Judge: "llm:" and the model.
-func (j *LLMJudge) Name() string { return "llm:" + j.svc.model }
+func (j *LLMJudge) Name() string { return "llm:" + j.svc.Model }
 
 // Model returns the model asked for.
-func (j *LLMJudge) Model() string { return j.svc.model }
+func (j *LLMJudge) Model() string { return j.svc.Model }
 
 // BaseURL returns the server's base URL.
-func (j *LLMJudge) BaseURL() string { return j.svc.base }
+func (j *LLMJudge) BaseURL() string { return j.svc.Base }
 
 // Identity implements foley.IdentifiedJudge: the kind, the model and the
 // prompt version, e.g. "llm|qwen2.5:7b|prompt=v1".
 func (j *LLMJudge) Identity() string {
-	return fmt.Sprintf("llm|%s|prompt=%s", j.svc.model, verify.JudgePromptVersion)
+	return fmt.Sprintf("llm|%s|prompt=%s", j.svc.Model, verify.JudgePromptVersion)
 }
 
 // Check implements foley.CheckableJudge: it lists the server's models
@@ -112,31 +112,15 @@ func (j *LLMJudge) Judge(ctx context.Context, event foley.SoundEvent, c foley.Ca
 	if strings.TrimSpace(event.Query) == "" {
 		return foley.Verdict{}, foley.Errorf(foley.Invalid, "LLM judge: the event has no query to judge against")
 	}
-	params := sdk.ChatCompletionNewParams{
-		Model: j.svc.model,
-		Messages: []sdk.ChatCompletionMessageParamUnion{
-			sdk.SystemMessage(verify.JudgeSystemPrompt),
-			sdk.UserMessage(verify.JudgePrompt(event, c)),
-		},
-		MaxTokens:   sdk.Int(int64(j.maxTokens)),
-		Temperature: sdk.Float(0),
-		ResponseFormat: sdk.ChatCompletionNewParamsResponseFormatUnion{
-			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
-					Name:   SchemaName,
-					Strict: sdk.Bool(true),
-					Schema: verify.JudgeSchema(),
-				},
-			},
-		},
-	}
-	ctx, span := j.svc.span(ctx, j.maxTokens)
+	params := openaix.SchemaRequest(j.svc.Model, verify.JudgeSystemPrompt, verify.JudgePrompt(event, c),
+		j.maxTokens, SchemaName, verify.JudgeSchema())
+	ctx, span := j.svc.StartSpan(ctx, j.maxTokens)
 	resp, err := j.svc.complete(ctx, params)
 	var v foley.Verdict
 	if err == nil {
 		v, err = j.verdict(resp, level)
 	}
-	span.End(result(resp), err)
+	span.End(openaix.Result(resp), err)
 	if err != nil {
 		return foley.Verdict{}, err
 	}
@@ -144,22 +128,13 @@ func (j *LLMJudge) Judge(ctx context.Context, event foley.SoundEvent, c foley.Ca
 }
 
 func (j *LLMJudge) verdict(resp *sdk.ChatCompletion, level foley.VerifyLevel) (foley.Verdict, error) {
-	if len(resp.Choices) == 0 {
-		return foley.Verdict{}, j.svc.badAnswer("an answer with no choices")
-	}
-	choice := resp.Choices[0]
-	msg := choice.Message
-	switch {
-	case msg.Refusal != "":
-		return foley.Verdict{}, j.svc.badAnswer("a refusal: %s", quote(msg.Refusal))
-	case choice.FinishReason == "length":
-		return foley.Verdict{}, j.svc.badAnswer("an answer cut off at %d tokens (finish_reason \"length\"): %s", j.maxTokens, quote(msg.Content))
-	case strings.TrimSpace(msg.Content) == "":
-		return foley.Verdict{}, j.svc.badAnswer("an empty answer (finish_reason %q)", choice.FinishReason)
-	}
-	a, err := verify.ParseJudgeAnswer(msg.Content)
+	content, err := j.svc.Content(resp, j.maxTokens)
 	if err != nil {
-		return foley.Verdict{}, j.svc.badAnswer("an unusable answer: %v", err)
+		return foley.Verdict{}, err
+	}
+	a, err := verify.ParseJudgeAnswer(content)
+	if err != nil {
+		return foley.Verdict{}, j.svc.BadAnswer("an unusable answer: %v", err)
 	}
 	return foley.Verdict{
 		Match:      a.Match,

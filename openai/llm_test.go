@@ -13,7 +13,7 @@ import (
 
 func newLLMJudge(t *testing.T, f *fakeServer, mod func(*LLMConfig)) *LLMJudge {
 	t.Helper()
-	cfg := LLMConfig{BaseURL: f.base(), Model: f.model, APIKey: f.apiKey, MaxRetries: 2, Timeout: 5 * time.Second}
+	cfg := LLMConfig{BaseURL: f.Base(), Model: f.Model, APIKey: f.APIKey, MaxRetries: 2, Timeout: 5 * time.Second}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -36,7 +36,7 @@ func TestLLMJudge(t *testing.T) {
 		{`{"match": false, "confidence": 0.1, "reason": "A car door, not a wooden one."}`, false, 0.1},
 	} {
 		f := newFake(t, "llm", answerWith(completion("qwen2.5-7b-instruct", tc.answer, nil, "stop", true)))
-		f.apiKey = "llm-key"
+		f.APIKey = "llm-key"
 		c := candidate("/clips/door.wav")
 		f.wantPrompt = verify.JudgePrompt(sceneEvent, c)
 		v, err := newLLMJudge(t, f, nil).Judge(context.Background(), sceneEvent, c, foley.LevelJudge)
@@ -82,7 +82,7 @@ func TestLLMJudgeBadAnswers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, "llm", answerWith(tc.body))
-			failJudge(t, newLLMJudge(t, f, nil), candidate("x.wav"), foley.Unavailable, "LLM judge at "+f.base(), tc.want)
+			failJudge(t, newLLMJudge(t, f, nil), candidate("x.wav"), foley.Unavailable, "LLM judge at "+f.Base(), tc.want)
 		})
 	}
 }
@@ -92,7 +92,7 @@ func TestLLMJudgeMalformedBody(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"id": "chatcmpl-1", "choices": [{"message": `))
 	})
-	failJudge(t, newLLMJudge(t, f, nil), candidate("x.wav"), foley.Unavailable, "LLM judge at "+f.base())
+	failJudge(t, newLLMJudge(t, f, nil), candidate("x.wav"), foley.Unavailable, "LLM judge at "+f.Base())
 }
 
 func TestLLMJudgeRetries(t *testing.T) {
@@ -116,7 +116,7 @@ func TestLLMJudgeRetries(t *testing.T) {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "model is loading"}})
 		})
 		failJudge(t, newLLMJudge(t, f, func(c *LLMConfig) { c.MaxRetries = 1 }), candidate("x.wav"), foley.Unavailable,
-			"LLM judge at "+f.base(), "503 Service Unavailable after 2 attempts", "model is loading")
+			"LLM judge at "+f.Base(), "503 Service Unavailable after 2 attempts", "model is loading")
 		if f.count() != 2 {
 			t.Errorf("%d requests, want 2", f.count())
 		}
@@ -141,7 +141,7 @@ func TestLLMJudgeCheck(t *testing.T) {
 		t.Errorf("Check = %v", err)
 	}
 	err := newLLMJudge(t, f, func(c *LLMConfig) { c.Model = "llama3.1:8b" }).Check(context.Background())
-	if foley.CodeOf(err) != foley.Unavailable || !strings.Contains(err.Error(), "llama3.1:8b") || !strings.Contains(err.Error(), f.model) {
+	if foley.CodeOf(err) != foley.Unavailable || !strings.Contains(err.Error(), "llama3.1:8b") || !strings.Contains(err.Error(), f.Model) {
 		t.Errorf("Check = %v, want Unavailable naming the wanted and the served models", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/internal/anthropicx"
 )
 
 // The environment variables FromEnv reads.
@@ -39,7 +40,7 @@ func FromEnv() (foley.Refiner, error) {
 		}
 		cfg := AnthropicConfig{APIKey: strings.TrimSpace(key), Model: model}
 		if v, ok := env(EnvAnthropicBaseURL); ok {
-			if err := checkURL(v); err != nil {
+			if err := anthropicx.CheckBaseURL(v); err != nil {
 				return nil, foley.Errorf(foley.Invalid, "%s=%q %v, such as %s", EnvAnthropicBaseURL, v, err, DefaultAnthropicBaseURL)
 			}
 			cfg.BaseURL = v

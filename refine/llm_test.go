@@ -98,7 +98,7 @@ func TestAnthropicRefineSettings(t *testing.T) {
 	f := newFakeAnthropic(t, func(w http.ResponseWriter, _ int) {
 		writeJSON(w, http.StatusOK, claudeMessage("end_turn", `{"queries": ["door slam"]}`))
 	})
-	f.model, f.maxTokens, f.effort = "claude-sonnet-4-7", 1000, "medium"
+	f.Model, f.MaxTokens, f.effort = "claude-sonnet-4-7", 1000, "medium"
 	cfg := f.config()
 	cfg.MaxTokens, cfg.Effort = 1000, "Medium"
 	r := newAnthropicRefiner(t, cfg)
@@ -232,11 +232,11 @@ func TestAnthropicRefineRetries429(t *testing.T) {
 
 func TestAnthropicRefineUnreachable(t *testing.T) {
 	f := newFakeAnthropic(t, nil)
-	f.srv.Close()
+	f.Close()
 	cfg := f.config()
 	cfg.MaxRetries = -1
 	got, err := refineFake(newAnthropicRefiner(t, cfg))
-	wantFail(t, got, err, foley.Unavailable, "refiner anthropic:claude-opus-4-8: cannot reach "+f.srv.URL)
+	wantFail(t, got, err, foley.Unavailable, "refiner anthropic:claude-opus-4-8: cannot reach "+f.URL)
 }
 
 func TestNewAnthropicInvalid(t *testing.T) {
@@ -260,7 +260,7 @@ func TestOpenAIRefine(t *testing.T) {
 	f := newFakeChat(t, func(w http.ResponseWriter, _ int) {
 		writeJSON(w, http.StatusOK, completion(`{"queries": ["door slam", "door bang", "doors wood slam", "door shut"]}`, nil, "stop"))
 	})
-	f.apiKey = "secret-token"
+	f.APIKey = "secret-token"
 	r := newOpenAIRefiner(t, f.config())
 	if r.Name() != "llm:qwen2.5-7b-instruct" {
 		t.Errorf("Name %q", r.Name())
