@@ -78,7 +78,7 @@ type SoundRecord struct {
 	ContentSHA256  string   `json:"content_sha256,omitempty"` // of the file's bytes
 	URI            string   `json:"uri"`                      // a path, file:// or http(s):// URL
 	Caption        string   `json:"caption"`
-	Tags           []string `json:"tags"`
+	Tags           TagList  `json:"tags"`
 	UCSCategory    string   `json:"ucs_category,omitempty"`
 	DurationS      float64  `json:"duration_s,omitempty"`
 	SampleRate     int      `json:"sample_rate,omitempty"`
@@ -88,15 +88,16 @@ type SoundRecord struct {
 	EmbeddingModel string   `json:"embedding_model,omitempty"`
 }
 
-// MarshalJSON writes tags as [] rather than null, as the Python project
-// expects a list.
-func (r SoundRecord) MarshalJSON() ([]byte, error) {
-	type plain SoundRecord
-	p := plain(r)
-	if p.Tags == nil {
-		p.Tags = []string{}
+// TagList is a record's tags. It is written as [] rather than null when
+// empty, as the Python project expects a list.
+type TagList []string
+
+// MarshalJSON implements json.Marshaler.
+func (t TagList) MarshalJSON() ([]byte, error) {
+	if t == nil {
+		return []byte("[]"), nil
 	}
-	return json.Marshal(p)
+	return json.Marshal([]string(t))
 }
 
 // UnmarshalJSON decodes a record and checks its numbers.

@@ -48,6 +48,7 @@ type Library struct {
 
 	cacheMu  sync.Mutex
 	recCache map[int64]cachedRecord // decoded records, by key (see records)
+	stmts    map[string]*sql.Stmt   // prepared reads, by SQL (see query)
 }
 
 // Options tune Open.
@@ -103,7 +104,15 @@ func Open(ctx context.Context, path string, opts Options) (*Library, error) {
 func (l *Library) Path() string { return l.path }
 
 // Close closes the library.
-func (l *Library) Close() error { return l.db.Close() }
+func (l *Library) Close() error {
+	l.cacheMu.Lock()
+	for _, st := range l.stmts {
+		st.Close()
+	}
+	l.stmts = nil
+	l.cacheMu.Unlock()
+	return l.db.Close()
+}
 
 func (l *Library) loadMeta(ctx context.Context) error {
 	rows, err := l.db.QueryContext(ctx, "SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
