@@ -74,18 +74,18 @@ func (e *SoundEvent) UnmarshalJSON(b []byte) error {
 
 // SoundRecord is one clip of a sound library.
 type SoundRecord struct {
-	ID             string   `json:"id"`
-	ContentSHA256  string   `json:"content_sha256,omitempty"` // of the file's bytes
-	URI            string   `json:"uri"`                      // a path, file:// or http(s):// URL
-	Caption        string   `json:"caption"`
-	Tags           TagList  `json:"tags"`
-	UCSCategory    string   `json:"ucs_category,omitempty"`
-	DurationS      float64  `json:"duration_s,omitempty"`
-	SampleRate     int      `json:"sample_rate,omitempty"`
-	Channels       int      `json:"channels,omitempty"`
-	Format         string   `json:"format,omitempty"` // wav, flac, mp3, ogg
-	License        License  `json:"license"`
-	EmbeddingModel string   `json:"embedding_model,omitempty"`
+	ID             string  `json:"id"`
+	ContentSHA256  string  `json:"content_sha256,omitempty"` // of the file's bytes
+	URI            string  `json:"uri"`                      // a path, file:// or http(s):// URL
+	Caption        string  `json:"caption"`
+	Tags           TagList `json:"tags"`
+	UCSCategory    string  `json:"ucs_category,omitempty"`
+	DurationS      float64 `json:"duration_s,omitempty"`
+	SampleRate     int     `json:"sample_rate,omitempty"`
+	Channels       int     `json:"channels,omitempty"`
+	Format         string  `json:"format,omitempty"` // wav, flac, mp3, ogg
+	License        License `json:"license"`
+	EmbeddingModel string  `json:"embedding_model,omitempty"`
 }
 
 // TagList is a record's tags. It is written as [] rather than null when
