@@ -62,6 +62,9 @@ type Options struct {
 	HNSWThreshold int
 }
 
+// maxIdleConns is how many idle database connections a library keeps.
+const maxIdleConns = 32
+
 // Open opens the library file at path, creating it (and its directory) when
 // it does not exist, and migrating an older schema.
 func Open(ctx context.Context, path string, opts Options) (*Library, error) {
@@ -83,6 +86,11 @@ func Open(ctx context.Context, path string, opts Options) (*Library, error) {
 	if err != nil {
 		return nil, foley.Errorf(foley.Internal, "library %s: %w", path, err)
 	}
+	// Keep connections open for concurrent readers: database/sql keeps
+	// two idle by default, and under a server's load every other read
+	// then opened a connection (running the pragmas) and prepared its
+	// statements again.
+	db.SetMaxIdleConns(maxIdleConns)
 	l := &Library{db: db, path: path}
 	if err := migrate(ctx, db); err != nil {
 		db.Close()

@@ -68,6 +68,7 @@ func OpenVerdicts(ctx context.Context, path string) (*Verdicts, error) {
 	if err != nil {
 		return nil, foley.Errorf(foley.Internal, "verdict cache %s: %w", path, err)
 	}
+	db.SetMaxIdleConns(maxIdleConns)
 	var version int
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		db.Close()
