@@ -16,9 +16,9 @@
 package demo
 
 import (
-	"encoding/binary"
+	"bytes"
+	"fmt"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 
 	"github.com/foley-audio/foley"
@@ -100,32 +100,14 @@ func (c Clip) Render() *audio.Clip {
 	return finish(c.peakDB, chans...)
 }
 
-// WAV renders the clip as a 16-bit PCM WAV file, byte for byte what
-// (*audio.Clip).WriteWAV16 writes of Render.
-func (c Clip) WAV() []byte { return wav16(c.Render()) }
-
-// wav16 encodes a clip as (*audio.Clip).WriteWAV16 does, into one buffer:
-// the clips are small, and writing them a sample at a time through a
-// writer is slow under the race detector.
-func wav16(c *audio.Clip) []byte {
-	b := make([]byte, 44+2*len(c.Samples))
-	copy(b[0:], "RIFF")
-	binary.LittleEndian.PutUint32(b[4:], uint32(len(b)-8))
-	copy(b[8:], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(b[16:], 16)
-	binary.LittleEndian.PutUint16(b[20:], 1) // PCM
-	binary.LittleEndian.PutUint16(b[22:], uint16(c.Channels))
-	binary.LittleEndian.PutUint32(b[24:], uint32(c.SampleRate))
-	binary.LittleEndian.PutUint32(b[28:], uint32(c.SampleRate*c.Channels*2))
-	binary.LittleEndian.PutUint16(b[32:], uint16(c.Channels*2))
-	binary.LittleEndian.PutUint16(b[34:], 16)
-	copy(b[36:], "data")
-	binary.LittleEndian.PutUint32(b[40:], uint32(2*len(c.Samples)))
-	for i, v := range c.Samples {
-		s := min(max(math.Round(float64(v)*32768), -32768), 32767)
-		binary.LittleEndian.PutUint16(b[44+2*i:], uint16(int16(s)))
+// WAV renders the clip as a 16-bit PCM WAV file.
+func (c Clip) WAV() []byte {
+	var b bytes.Buffer
+	// WriteWAV16 fails only on an impossible format; the demo's are fixed.
+	if err := c.Render().WriteWAV16(&b); err != nil {
+		panic(fmt.Sprintf("demo: %s: %v", c.Record.ID, err))
 	}
-	return b
+	return b.Bytes()
 }
 
 // String is the clip's id and caption.

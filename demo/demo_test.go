@@ -201,21 +201,6 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// TestWAV checks that the demo's WAV encoder writes what the audio
-// package's does.
-func TestWAV(t *testing.T) {
-	for _, id := range []string{"demo-ui-click", "demo-whoosh"} {
-		a := byID(t)[id].Render()
-		var b bytes.Buffer
-		if err := a.WriteWAV16(&b); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(b.Bytes(), wav16(a)) {
-			t.Errorf("%s: wav16 differs from WriteWAV16", id)
-		}
-	}
-}
-
 func TestFiles(t *testing.T) {
 	_, _, decoded := built(t)
 	for _, c := range Clips() {

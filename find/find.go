@@ -415,12 +415,12 @@ func (r *run) verifyStep(ctx context.Context, cands []foley.Candidate, step *Ste
 	}
 	if o.Level != foley.LevelClap {
 		slices.SortStableFunc(climb, func(a, b int) int { return cmpScore(cands[b].ClapScore, cands[a].ClapScore) })
-		verifyOne := func(i int) foley.Verdict {
-			v, err := verify.Match(ctx, r.event, cands[i], o.Level, r.judge, o.TauClap)
+		// record notes candidate i's verdict above clap, or its error.
+		record := func(i int, v foley.Verdict, err error) {
 			r.cost.Expensive++
 			if err != nil {
 				trails[i].Error = err.Error()
-				return foley.Verdict{}
+				return
 			}
 			if v.Cached {
 				r.cost.Cached++
@@ -429,7 +429,6 @@ func (r *run) verifyStep(ctx context.Context, cands []foley.Candidate, step *Ste
 			c.Verdict = &v
 			r.verified = appendOnce(r.verified, c)
 			trails[i].Verdicts = append(trails[i].Verdicts, v)
-			return v
 		}
 		if o.Exhaustive {
 			kept := make([]foley.Candidate, len(climb))
@@ -438,19 +437,7 @@ func (r *run) verifyStep(ctx context.Context, cands []foley.Candidate, step *Ste
 			}
 			results := verify.Shortlist(ctx, r.event, kept, verify.Options{Level: o.Level, TauClap: o.TauClap, Judge: r.judge, Concurrency: o.Concurrency})
 			for k, i := range climb {
-				r.cost.Expensive++
-				if res := results[k]; res.Err != nil {
-					trails[i].Error = res.Err.Error()
-				} else {
-					v := res.Verdict
-					if v.Cached {
-						r.cost.Cached++
-					}
-					c := cands[i]
-					c.Verdict = &v
-					r.verified = appendOnce(r.verified, c)
-					trails[i].Verdicts = append(trails[i].Verdicts, v)
-				}
+				record(i, results[k].Verdict, results[k].Err)
 			}
 		} else {
 			done := false
@@ -461,8 +448,9 @@ func (r *run) verifyStep(ctx context.Context, cands []foley.Candidate, step *Ste
 				case n >= o.MaxExpensive:
 					trails[i].Skipped = fmt.Sprintf("not verified above clap: only the best %d clap-passing candidates are (use exhaustive to verify all)", o.MaxExpensive)
 				default:
-					v := verifyOne(i)
-					done = v.Match && v.Confidence >= o.TauRetrieve
+					v, err := verify.Match(ctx, r.event, cands[i], o.Level, r.judge, o.TauClap)
+					record(i, v, err)
+					done = err == nil && v.Match && v.Confidence >= o.TauRetrieve
 				}
 			}
 		}
