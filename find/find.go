@@ -215,6 +215,7 @@ type run struct {
 	judge    foley.Judge
 	verified []foley.Candidate // every candidate with a verdict, across steps
 	kept     []foley.Candidate // every licensed candidate, across steps
+	shown    map[string]bool   // clips shown as kept out by the licence filter
 	cost     Cost
 }
 
@@ -328,31 +329,41 @@ func (r *run) searchStep(ctx context.Context, search Searcher, queries []string,
 	}
 	r.verifyStep(ctx, cands, step)
 	if f.CommercialOnly {
-		// Show what the licence filter kept out of the shortlist, with
-		// the gate's reason, so that it is never a silent cut.
-		all, err := search(ctx, queries[0], r.o.K, foley.Filter{})
-		if err == nil {
-			in := map[string]bool{}
-			for _, c := range cands {
-				in[c.Sound.ID] = true
-			}
-			var out []foley.Candidate
-			for _, c := range all {
-				if !in[c.Sound.ID] {
-					out = append(out, c)
-				}
-			}
-			for i, d := range license.Check(out, r.o.Use) {
-				reason := d.Reason
-				if d.OK {
-					reason = "not commercial_ok in the library's record (re-index to refresh it)"
-				}
-				step.Trail = append(step.Trail, Trail{ID: out[i].Sound.ID, Caption: out[i].Sound.Caption, Origin: out[i].Origin, URI: out[i].Sound.URI,
-					LicenseID: d.LicenseID, LicenseReason: "filtered out of the search: " + reason, ClapScore: out[i].ClapScore})
-			}
-		}
+		r.showFiltered(ctx, search, queries[0], lists[0], step)
 	}
 	return nil
+}
+
+// showFiltered adds to the trail the clips that the licence filter kept
+// out of query's shortlist (in the unfiltered top K but not in the
+// filtered one, and dropped by the gate), each once per event, so that the
+// filter is never a silent cut.
+func (r *run) showFiltered(ctx context.Context, search Searcher, query string, filtered []foley.Candidate, step *Step) {
+	all, err := search(ctx, query, r.o.K, foley.Filter{})
+	if err != nil {
+		return // the filtered search answered; this is only for show
+	}
+	in := map[string]bool{}
+	for _, c := range filtered {
+		in[c.Sound.ID] = true
+	}
+	var out []foley.Candidate
+	for _, c := range all {
+		if !in[c.Sound.ID] && !r.shown[c.Sound.ID] {
+			out = append(out, c)
+		}
+	}
+	for i, d := range license.Check(out, r.o.Use) {
+		if d.OK {
+			continue // ranked out by the filter's reshuffle, not kept out by it
+		}
+		if r.shown == nil {
+			r.shown = map[string]bool{}
+		}
+		r.shown[out[i].Sound.ID] = true
+		step.Trail = append(step.Trail, Trail{ID: out[i].Sound.ID, Caption: out[i].Sound.Caption, Origin: out[i].Origin, URI: out[i].Sound.URI,
+			LicenseID: d.LicenseID, LicenseReason: "filtered out of the search: " + d.Reason, ClapScore: out[i].ClapScore})
+	}
 }
 
 // generateStep asks the generator for a clip, stores it, and puts it

@@ -310,3 +310,52 @@ func TestCredits(t *testing.T) {
 		t.Errorf("%+v", cr)
 	}
 }
+
+// filterSearch honours the commercial filter the way the library does (by
+// the licence's commercial flag), and ranks differently without it.
+func filterSearch(_ context.Context, q string, k int, f foley.Filter) ([]foley.Candidate, error) {
+	all := []foley.Candidate{
+		clip("nc", "door slam, non-commercial", "CC-BY-NC-4.0", 0.9),
+		clip("slam", "door slam", "CC0-1.0", 0.8),
+		clip("knock", "door knock", "CC0-1.0", 0.7),
+		clip("creak", "door creak", "CC0-1.0", 0.6),
+	}
+	var out []foley.Candidate
+	for _, c := range all {
+		if f.CommercialOnly && c.Sound.License.LicenseID == "CC-BY-NC-4.0" {
+			continue
+		}
+		out = append(out, c)
+	}
+	if f.CommercialOnly && len(out) > 2 {
+		out = out[:2] // the filtered list is shorter: creak falls out of it
+	}
+	return out[:min(k, len(out))], nil
+}
+
+func TestFindShowsWhatTheLicenceFilterKeptOut(t *testing.T) {
+	ref := &fakeRefiner{variants: []string{"door bang"}}
+	j := &scoreJudge{conf: map[string]float64{}}
+	res, err := Find(context.Background(), filterSearch, []foley.SoundEvent{foley.NewEvent("door slam")},
+		Options{Use: foley.DefaultUse(), Judge: j, Refiner: ref, TauClap: 0.35, Budget: &policy.Budget{MaxRefine: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string]int{}
+	for _, st := range res[0].Steps {
+		for _, tr := range st.Trail {
+			if strings.HasPrefix(tr.LicenseReason, "filtered out of the search") {
+				shown[tr.ID]++
+				if tr.LicenseOK || !strings.Contains(tr.LicenseReason, "commercial") {
+					t.Errorf("%s: %+v", tr.ID, tr)
+				}
+			}
+		}
+	}
+	// The non-commercial clip is shown once for the event; the CC0 clip
+	// that only fell out of the shorter filtered list is not called
+	// filtered.
+	if shown["nc"] != 1 || shown["creak"] != 0 || len(res[0].Steps) != 2 {
+		t.Errorf("shown %v over %d steps", shown, len(res[0].Steps))
+	}
+}
