@@ -59,5 +59,9 @@ func CodeOf(err error) ErrorCode {
 	if errors.As(err, &e) && e.Code != "" {
 		return e.Code
 	}
+	var pe *PartialError
+	if errors.As(err, &pe) {
+		return Invalid
+	}
 	return Internal
 }

@@ -62,8 +62,39 @@ type Library interface {
 	// Search returns ranked candidates with ClapScore (vector cosine),
 	// BM25Score and RRFScore set where they apply.
 	Search(ctx context.Context, q SearchQuery) ([]Candidate, error)
-	// All iterates over every record in id order.
+	// All iterates over every record once, in an order that is stable
+	// between calls: id order in the embedded library, object order in
+	// Weaviate.
 	All(ctx context.Context) iter.Seq2[SoundRecord, error]
 	// Close releases the library.
 	Close() error
+}
+
+// Store is a Library as the commands use it, whatever its backend: it also
+// says where it is and which embedder made its vectors, scores given
+// records against a query vector, and hands its records over with their
+// vectors, for copying to another backend.
+type Store interface {
+	Library
+	// Location is where the library is: a file path or a weaviate:// URL.
+	Location() string
+	// Embedding is the model and dimension of the library's vectors; ""
+	// and 0 before any vector is stored.
+	Embedding() (model string, dim int)
+	// Cosines returns the cosine of q (made by model) with the vector of
+	// each record in ids that has one, by id. A query of another model is
+	// an Invalid error.
+	Cosines(ctx context.Context, ids []string, q []float32, model string) (map[string]float64, error)
+	// Export iterates over every record with its vector, in a stable
+	// order, starting after the record whose Cursor is after ("" for the
+	// start), so that a copy can resume where it stopped.
+	Export(ctx context.Context, after string) iter.Seq2[Exported, error]
+}
+
+// Exported is a record handed over by Store.Export.
+type Exported struct {
+	Record SoundRecord
+	Vector []float32 // nil when the record has none
+	// Cursor resumes an export after this record.
+	Cursor string
 }

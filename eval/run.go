@@ -70,14 +70,24 @@ func LibrarySearcher(lib foley.Library, emb foley.Embedder) Searcher {
 	}
 }
 
-// BuildLibrary indexes a corpus into a new library at path, each record
-// embedded by emb from its text (caption and tags). The corpus has no
-// audio, so a text embedding is all there is.
+// BuildLibrary indexes a corpus into a new embedded library at path; see
+// Fill.
 func BuildLibrary(ctx context.Context, path string, c *Corpus, emb foley.Embedder) (*sqlite.Library, error) {
 	lib, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		return nil, err
 	}
+	if err := Fill(ctx, lib, c, emb); err != nil {
+		lib.Close()
+		return nil, err
+	}
+	return lib, nil
+}
+
+// Fill writes a corpus into a library of any backend, each record embedded
+// by emb from its text (caption and tags). The corpus has no audio, so a
+// text embedding is all there is.
+func Fill(ctx context.Context, lib foley.Library, c *Corpus, emb foley.Embedder) error {
 	texts := make([]string, len(c.Records))
 	recs := make([]foley.SoundRecord, len(c.Records))
 	for i, r := range c.Records {
@@ -87,14 +97,9 @@ func BuildLibrary(ctx context.Context, path string, c *Corpus, emb foley.Embedde
 	}
 	vecs, err := emb.EmbedText(ctx, texts)
 	if err != nil {
-		lib.Close()
-		return nil, err
+		return err
 	}
-	if err := lib.Upsert(ctx, recs, vecs); err != nil {
-		lib.Close()
-		return nil, err
-	}
-	return lib, nil
+	return lib.Upsert(ctx, recs, vecs)
 }
 
 // Options configure an evaluation.

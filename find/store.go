@@ -13,7 +13,6 @@ import (
 	"github.com/foley-audio/foley/audio"
 	"github.com/foley-audio/foley/embed"
 	"github.com/foley-audio/foley/license"
-	"github.com/foley-audio/foley/sqlite"
 )
 
 // LibraryStore keeps generated clips by value: the audio is written under
@@ -21,7 +20,7 @@ import (
 // with its generation facts (is_ai_generated, generator, prompt, seed,
 // licence) is added to Lib, embedded by Emb, so later searches find it.
 type LibraryStore struct {
-	Lib *sqlite.Library
+	Lib foley.Library
 	Emb foley.Embedder
 	Dir string // e.g. the library's directory + "/generated"
 }
@@ -67,7 +66,7 @@ func (s LibraryStore) AddGenerated(ctx context.Context, clip foley.GeneratedClip
 		ContentSHA256: hash,
 		URI:           path,
 		Caption:       clip.Prompt,
-		Tags:          append(sqlite.SplitWords(event.Query), "generated"),
+		Tags:          append(foley.SplitWords(event.Query), "generated"),
 		UCSCategory:   event.UCSCatID,
 		DurationS:     rep.Facts.Duration,
 		SampleRate:    rep.Info.SampleRate,

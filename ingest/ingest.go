@@ -25,8 +25,41 @@ import (
 	"github.com/foley-audio/foley/audio"
 	"github.com/foley-audio/foley/embed"
 	"github.com/foley-audio/foley/license"
-	"github.com/foley-audio/foley/sqlite"
 )
+
+// Target is a library that ingest can write into: either backend. The
+// embedded library (sqlite.Library) defines what each method means; the
+// Weaviate library (weaviate.Library) does the same.
+type Target interface {
+	// Location is where the library is: a file path or a weaviate:// URL.
+	Location() string
+	// Embedding is the model and dimension of the library's vectors; ""
+	// and 0 before any vector is stored.
+	Embedding() (model string, dim int)
+	// ResetEmbeddings forgets the library's embedder, so that its records
+	// can be embedded again with another.
+	ResetEmbeddings(ctx context.Context) error
+	// Files is the state of every ingested file, by path.
+	Files(ctx context.Context) (map[string]foley.FileState, error)
+	// ClearFailuresUnder forgets the recorded failures of the files whose
+	// path starts with pathPrefix.
+	ClearFailuresUnder(ctx context.Context, pathPrefix string) error
+	// CountUnusable counts the records of the files whose path starts
+	// with pathPrefix that the licence gate drops whatever the use.
+	CountUnusable(ctx context.Context, pathPrefix string) (int, error)
+	// TouchFile records the new size and modification time of a file
+	// whose content did not change.
+	TouchFile(ctx context.Context, path string, size, mtimeNS int64) error
+	// SetFailure records (reason != "") or clears (reason == "") the
+	// failure of a file.
+	SetFailure(ctx context.Context, path, reason string) error
+	// Put stores records with their vectors and file states. A library
+	// that checks each record on its own may store some and refuse others:
+	// the error is then a *foley.PartialError that names them.
+	Put(ctx context.Context, entries []foley.Entry) error
+	// Delete removes records; missing ids are ignored.
+	Delete(ctx context.Context, ids ...string) error
+}
 
 // Options control an ingest.
 type Options struct {
@@ -52,7 +85,9 @@ type Options struct {
 type Progress struct {
 	Done, Total int
 	Path        string // the file just finished
-	Outcome     Outcome
+	// Outcome is what reading the file gave. A record the library then
+	// refuses is counted as failed in the Summary.
+	Outcome Outcome
 }
 
 // Outcome is what happened to one file.
@@ -69,15 +104,15 @@ const (
 
 // Summary is the result of an ingest.
 type Summary struct {
-	Root      string           `json:"root"`
-	Library   string           `json:"library"`
-	Embedder  string           `json:"embedder"`
-	Added     int              `json:"added"`
-	Updated   int              `json:"updated"`
-	Unchanged int              `json:"unchanged"`
-	Removed   int              `json:"removed"`
-	Failed    int              `json:"failed"`
-	Failures  []sqlite.Failure `json:"failures,omitempty"`
+	Root      string          `json:"root"`
+	Library   string          `json:"library"`
+	Embedder  string          `json:"embedder"`
+	Added     int             `json:"added"`
+	Updated   int             `json:"updated"`
+	Unchanged int             `json:"unchanged"`
+	Removed   int             `json:"removed"`
+	Failed    int             `json:"failed"`
+	Failures  []foley.Failure `json:"failures,omitempty"`
 	// Unusable counts the folder's records the licence gate will drop: an
 	// unknown licence, or rights nobody verified.
 	Unusable    int     `json:"unusable_license"`
@@ -91,22 +126,26 @@ type job struct {
 	rel   string // relative to the root, slash-separated
 	size  int64
 	mtime int64
-	prior *sqlite.FileState
+	prior *foley.FileState
 }
 
 // result is a job's outcome.
 type result struct {
 	job     job
 	outcome Outcome
-	entry   *sqlite.Entry     // a record to store
-	touch   *sqlite.FileState // or only a file's new size and time
+	entry   *foley.Entry     // a record to store
+	touch   *foley.FileState // or only a file's new size and time
 	err     error
 }
 
 // Run indexes root into lib with emb. Interrupting it (ctx cancelled)
 // stops after the files in hand are stored, and removes nothing; running it
 // again completes it.
-func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root string, opts Options) (Summary, error) {
+//
+// Files whose records the library refuses (a Weaviate library checks each
+// one) are failures of the run, which goes on; any other error of the
+// library stops it.
+func Run(ctx context.Context, lib Target, emb foley.Embedder, root string, opts Options) (Summary, error) {
 	start := time.Now()
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -119,7 +158,7 @@ func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root stri
 	if !st.IsDir() {
 		return Summary{}, foley.Errorf(foley.Invalid, "index: %s is not a folder", root)
 	}
-	sum := Summary{Root: abs, Library: lib.Path(), Embedder: emb.Model()}
+	sum := Summary{Root: abs, Library: lib.Location(), Embedder: emb.Model()}
 	var folderLicence *foley.License
 	if opts.License != "" {
 		if _, ok := license.Resolve(opts.License); !ok {
@@ -131,7 +170,7 @@ func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root stri
 	if model != "" && model != emb.Model() {
 		if !opts.Reembed {
 			return sum, foley.Errorf(foley.Invalid, "the library %s was embedded with %s, and this ingest would use %s; run again with --reembed to embed the whole library with %s, or configure the embedder it was built with",
-				lib.Path(), model, emb.Model(), emb.Model())
+				lib.Location(), model, emb.Model(), emb.Model())
 		}
 		if err := lib.ResetEmbeddings(ctx); err != nil {
 			return sum, err
@@ -144,7 +183,7 @@ func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root stri
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	jobs, walkFailures := walk(ctx, abs, lib.Path(), prior)
+	jobs, walkFailures := walk(ctx, abs, libraryFile(lib.Location()), prior)
 	if err := lib.ClearFailuresUnder(ctx, withSep(abs)); err != nil {
 		return sum, err
 	}
@@ -177,7 +216,7 @@ func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root stri
 	}()
 	go func() { wg.Wait(); close(out) }()
 
-	w := &writer{ctx: context.WithoutCancel(ctx), lib: lib}
+	w := &writer{ctx: context.WithoutCancel(ctx), lib: lib, sum: &sum, stored: map[string]bool{}}
 	seen := map[string]bool{}
 	done := 0
 	report := func(path string, o Outcome) {
@@ -205,23 +244,13 @@ func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root stri
 			cancel(r.err)
 			continue
 		}
+		// The writer counts the outcome once it is final: a record is
+		// added or updated when the library has stored it.
 		if r.err != nil {
 			o = Failed
-			reason := r.err.Error()
-			sum.Failures = append(sum.Failures, sqlite.Failure{Path: r.job.path, Reason: reason, At: time.Now().UTC()})
-			w.failure(r.job.path, reason)
+			w.fail(r.job.path, r.err.Error())
 		} else {
 			w.success(r)
-		}
-		switch o {
-		case Added:
-			sum.Added++
-		case Updated:
-			sum.Updated++
-		case Unchanged:
-			sum.Unchanged++
-		case Failed:
-			sum.Failed++
 		}
 		report(r.job.path, o)
 		if err := w.err; err != nil {
@@ -239,7 +268,9 @@ func Run(ctx context.Context, lib *sqlite.Library, emb foley.Embedder, root stri
 	if !opts.KeepMissing {
 		var gone []string
 		for path, f := range prior {
-			if !seen[path] && under(path, abs) {
+			// A record stored by this run belongs to a file found now
+			// (a moved file whose sidecar keeps its id).
+			if !seen[path] && under(path, abs) && !w.stored[f.ID] {
 				gone = append(gone, f.ID)
 				w.failure(path, "")
 			}
@@ -268,15 +299,28 @@ func withSep(dir string) string {
 	return dir + string(filepath.Separator)
 }
 
+// libraryFile is the file of a library at location, or "" when it is not
+// a file (a weaviate:// URL).
+func libraryFile(location string) string {
+	if location == "" || strings.Contains(location, "://") {
+		return ""
+	}
+	abs, err := filepath.Abs(location)
+	if err != nil {
+		return ""
+	}
+	return abs
+}
+
 // walk finds the audio files under root, by content. Hidden files and
-// folders and the library's own files are skipped; files it cannot read are
+// folders and the library's own files (those whose path starts with
+// libFile, when it is not "") are skipped; files it cannot read are
 // failures.
-func walk(ctx context.Context, root, libPath string, prior map[string]sqlite.FileState) ([]job, []sqlite.Failure) {
+func walk(ctx context.Context, root, libFile string, prior map[string]foley.FileState) ([]job, []foley.Failure) {
 	var jobs []job
-	var failures []sqlite.Failure
-	libAbs, _ := filepath.Abs(libPath)
+	var failures []foley.Failure
 	fail := func(path string, err error) {
-		failures = append(failures, sqlite.Failure{Path: path, Reason: err.Error(), At: time.Now().UTC()})
+		failures = append(failures, foley.Failure{Path: path, Reason: err.Error(), At: time.Now().UTC()})
 	}
 	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
@@ -295,7 +339,7 @@ func walk(ctx context.Context, root, libPath string, prior map[string]sqlite.Fil
 			}
 			return nil
 		}
-		if strings.HasPrefix(path, libAbs) || d.IsDir() {
+		if (libFile != "" && strings.HasPrefix(path, libFile)) || d.IsDir() {
 			return nil
 		}
 		info, err := d.Info()
@@ -411,7 +455,7 @@ func (b *builder) process(ctx context.Context, j job) result {
 	}
 	if p := j.prior; p != nil && !b.reembed && p.SHA256 == rep.FileSHA256 && p.MetaSHA256 == sig {
 		r.outcome = Unchanged // touched, not changed
-		r.touch = &sqlite.FileState{Path: j.path, Size: j.size, MtimeNS: j.mtime}
+		r.touch = &foley.FileState{Path: j.path, Size: j.size, MtimeNS: j.mtime}
 		return r
 	}
 	rec := b.record(j, rep, meta)
@@ -432,8 +476,8 @@ func (b *builder) process(ctx context.Context, j job) result {
 		vec = vs[0]
 	}
 	rec.EmbeddingModel = b.emb.Model()
-	r.entry = &sqlite.Entry{Record: rec, Vector: vec,
-		File: &sqlite.FileState{ID: rec.ID, Path: j.path, Size: j.size, MtimeNS: j.mtime, SHA256: rep.FileSHA256, MetaSHA256: sig}}
+	r.entry = &foley.Entry{Record: rec, Vector: vec,
+		File: &foley.FileState{ID: rec.ID, Path: j.path, Size: j.size, MtimeNS: j.mtime, SHA256: rep.FileSHA256, MetaSHA256: sig}}
 	r.outcome = Added
 	if j.prior != nil {
 		r.outcome = Updated
@@ -479,7 +523,7 @@ func (b *builder) record(j job, rep audio.Report, meta *fields) foley.SoundRecor
 		}
 	}
 	if r.Caption == "" {
-		r.Caption = strings.Join(sqlite.SplitWords(stem), " ")
+		r.Caption = strings.Join(foley.SplitWords(stem), " ")
 	}
 	if len(r.Tags) == 0 {
 		r.Tags = pathTags(j.rel)
@@ -551,7 +595,7 @@ func pathTags(rel string) []string {
 	rel = strings.TrimSuffix(rel, filepath.Ext(rel))
 	var words []string
 	for _, part := range strings.Split(rel, "/") {
-		for _, w := range sqlite.SplitWords(part) {
+		for _, w := range foley.SplitWords(part) {
 			if strings.Trim(w, "0123456789") != "" {
 				words = append(words, strings.ToLower(w))
 			}
@@ -560,54 +604,134 @@ func pathTags(rel string) []string {
 	return cleanTags(words)
 }
 
-// writer stores results in batches and records failures.
+// writer stores results in batches, records failures and counts the
+// outcomes in the summary.
 type writer struct {
 	ctx     context.Context
-	lib     *sqlite.Library
-	batch   []sqlite.Entry
-	cleared []string
+	lib     Target
+	sum     *Summary
+	batch   []foley.Entry
+	pending []pending       // what each entry of batch is
+	stored  map[string]bool // the ids of the records this run stored
 	err     error
+}
+
+// pending is a file whose record waits in the batch.
+type pending struct {
+	path    string
+	outcome Outcome // Added or Updated
+	// replaces is the id of the file's record before, when the new
+	// record has another (the sidecar gave the file a new id).
+	replaces string
 }
 
 const batchSize = 64
 
+// success handles a file that was read: its new size and time are
+// recorded, or its record joins the batch.
 func (w *writer) success(r result) {
-	if r.touch != nil && w.err == nil {
-		w.err = w.lib.TouchFile(w.ctx, r.touch.Path, r.touch.Size, r.touch.MtimeNS)
-	}
-	if r.entry == nil {
+	if w.err != nil {
 		return
 	}
-	if p := r.job.prior; p != nil && p.ID != r.entry.Record.ID && w.err == nil {
-		w.err = w.lib.Delete(w.ctx, p.ID) // the sidecar gave the file a new id
+	if r.touch != nil {
+		if w.err = w.lib.TouchFile(w.ctx, r.touch.Path, r.touch.Size, r.touch.MtimeNS); w.err != nil {
+			return
+		}
+	}
+	if r.entry == nil {
+		w.count(r.outcome)
+		return
+	}
+	p := pending{path: r.job.path, outcome: r.outcome}
+	if prior := r.job.prior; prior != nil && prior.ID != r.entry.Record.ID {
+		p.replaces = prior.ID
 	}
 	w.batch = append(w.batch, *r.entry)
-	w.cleared = append(w.cleared, r.job.path)
+	w.pending = append(w.pending, p)
 	if len(w.batch) >= batchSize {
 		w.err = w.flush()
 	}
 }
 
+func (w *writer) count(o Outcome) {
+	switch o {
+	case Added:
+		w.sum.Added++
+	case Updated:
+		w.sum.Updated++
+	case Unchanged:
+		w.sum.Unchanged++
+	}
+}
+
+// fail counts a failed file and records why.
+func (w *writer) fail(path, reason string) {
+	w.sum.Failed++
+	w.sum.Failures = append(w.sum.Failures, foley.Failure{Path: path, Reason: reason, At: time.Now().UTC()})
+	w.failure(path, reason)
+}
+
+// failure records (reason != "") or clears the failure of a file.
 func (w *writer) failure(path, reason string) {
 	if w.err == nil {
 		w.err = w.lib.SetFailure(w.ctx, path, reason)
 	}
 }
 
+// flush stores the batch. Records the library refuses one by one (a
+// *foley.PartialError) make their files failures; the others are counted,
+// their files' failures cleared, and the records they replace deleted.
 func (w *writer) flush() error {
 	if w.err != nil {
 		return w.err
 	}
-	if len(w.batch) > 0 {
-		if err := w.lib.Put(w.ctx, w.batch); err != nil {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	refused := map[int]string{}
+	if err := w.lib.Put(w.ctx, w.batch); err != nil {
+		var pe *foley.PartialError
+		if !errors.As(err, &pe) {
 			return err
 		}
-	}
-	for _, p := range w.cleared {
-		if err := w.lib.SetFailure(w.ctx, p, ""); err != nil {
-			return err
+		for _, f := range pe.Failed {
+			i := f.Index
+			if i < 0 || i >= len(w.batch) || w.batch[i].Record.ID != f.ID {
+				i = slices.IndexFunc(w.batch, func(e foley.Entry) bool { return e.Record.ID == f.ID })
+			}
+			if i >= 0 {
+				refused[i] = f.Reason
+			}
+		}
+		if len(refused) == 0 {
+			return err // it names none of the batch
 		}
 	}
-	w.batch, w.cleared = w.batch[:0], w.cleared[:0]
+	var gone []string
+	for i, p := range w.pending {
+		if reason, ok := refused[i]; ok {
+			w.fail(p.path, "the library refused its record: "+reason)
+			continue
+		}
+		w.stored[w.batch[i].Record.ID] = true
+		w.failure(p.path, "")
+		w.count(p.outcome)
+	}
+	for i, p := range w.pending {
+		if _, ok := refused[i]; !ok && p.replaces != "" {
+			gone = append(gone, p.replaces)
+		}
+	}
+	if w.err != nil {
+		return w.err
+	}
+	// Delete a replaced record only when this run did not store another
+	// under its id (two files that swapped ids).
+	gone = slices.DeleteFunc(gone, func(id string) bool { return w.stored[id] })
+	if err := w.lib.Delete(w.ctx, gone...); err != nil {
+		return err
+	}
+	clear(w.batch)
+	w.batch, w.pending = w.batch[:0], w.pending[:0]
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/foley-audio/foley/find"
 	"github.com/foley-audio/foley/license"
 	"github.com/foley-audio/foley/policy"
-	"github.com/foley-audio/foley/sqlite"
 	"github.com/foley-audio/foley/verify"
 )
 
@@ -24,7 +23,7 @@ const (
 
 // Service holds what the API needs. It is safe for concurrent use.
 type Service struct {
-	Lib *sqlite.Library
+	Lib foley.Store
 	Emb foley.Embedder // the library's embedder; nil for BM25-only search
 	// Judges answer the rungs above clap (listen, judge); a missing one is
 	// the deterministic stand-in.
@@ -59,8 +58,8 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]foley.Candid
 	switch {
 	case q == "":
 		return nil, foley.Errorf(foley.Invalid, "q: the query is empty")
-	case req.K < 0 || req.K > sqlite.MaxK:
-		return nil, foley.Errorf(foley.Invalid, "k: must be 1..%d, got %d", sqlite.MaxK, req.K)
+	case req.K < 0 || req.K > foley.MaxK:
+		return nil, foley.Errorf(foley.Invalid, "k: must be 1..%d, got %d", foley.MaxK, req.K)
 	case req.MinDurationS < 0 || req.MaxDurationS < 0 || (req.MaxDurationS > 0 && req.MaxDurationS < req.MinDurationS):
 		return nil, foley.Errorf(foley.Invalid, "min_duration %g and max_duration %g make no range", req.MinDurationS, req.MaxDurationS)
 	}
@@ -332,8 +331,8 @@ func (s *Service) Find(ctx context.Context, req FindRequest) (FindResponse, erro
 	if err != nil {
 		return FindResponse{}, err
 	}
-	if o.K < 0 || o.K > sqlite.MaxK || o.MaxExpensive < 0 {
-		return FindResponse{}, foley.Errorf(foley.Invalid, "options: k must be 0..%d and max_expensive >= 0", sqlite.MaxK)
+	if o.K < 0 || o.K > foley.MaxK || o.MaxExpensive < 0 {
+		return FindResponse{}, foley.Errorf(foley.Invalid, "options: k must be 0..%d and max_expensive >= 0", foley.MaxK)
 	}
 	budget := policy.DefaultBudget()
 	if o.MaxRefine != nil {

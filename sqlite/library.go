@@ -21,7 +21,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +33,7 @@ import (
 
 // RRFK is the k of reciprocal rank fusion: a result's fused score is the sum
 // of 1/(RRFK + rank) over the lists it appears in.
-const RRFK = 60
+const RRFK = foley.RRFK
 
 // Library is an embedded sound library in one SQLite file.
 type Library struct {
@@ -154,25 +153,11 @@ func (l *Library) Embedding() (model string, dim int) {
 }
 
 // FileState is what ingest remembers of a file to notice changes.
-type FileState struct {
-	ID      string
-	Path    string
-	Size    int64
-	MtimeNS int64
-	SHA256  string // of the file's bytes
-	// MetaSHA256 identifies the outside metadata (sidecar, manifest row,
-	// folder licence) the record was built from, so that editing it
-	// counts as a change.
-	MetaSHA256 string
-}
+type FileState = foley.FileState
 
 // Entry is a record to store, with its embedding and, for ingested files,
 // the file's state.
-type Entry struct {
-	Record foley.SoundRecord
-	Vector []float32 // nil: none; its model is Record.EmbeddingModel
-	File   *FileState
-}
+type Entry = foley.Entry
 
 // Upsert implements foley.Library.
 func (l *Library) Upsert(ctx context.Context, recs []foley.SoundRecord, vectors [][]float32) error {
@@ -233,7 +218,7 @@ func (l *Library) putTx(ctx context.Context, tx *sql.Tx, seq int64, entries []En
 				}
 			case e.Record.EmbeddingModel != model || len(e.Vector) != dim:
 				return "", 0, foley.Errorf(foley.Invalid, "library %s holds vectors of %s (%d dimensions); record %q has one of %s (%d): %s",
-					l.path, model, dim, e.Record.ID, e.Record.EmbeddingModel, len(e.Vector), reindexHint)
+					l.path, model, dim, e.Record.ID, e.Record.EmbeddingModel, len(e.Vector), foley.ReindexHint)
 			}
 		}
 		if err := stmts.put(ctx, e, seq); err != nil {
@@ -264,29 +249,8 @@ func (l *Library) change(ctx context.Context, fn func(tx *sql.Tx, seq int64) err
 	return l.dbError(tx.Commit())
 }
 
-const reindexHint = "re-index with the same embedder, or run `foley index DIR --reembed` to embed the whole library again with the new one"
-
 func checkEntry(e *Entry) error {
-	r := &e.Record
-	if r.ID == "" {
-		return foley.Errorf(foley.Invalid, "library: a record has no id")
-	}
-	if e.Vector != nil {
-		if r.EmbeddingModel == "" {
-			return foley.Errorf(foley.Invalid, "library: record %q has a vector but no embedding_model", r.ID)
-		}
-		if len(e.Vector) == 0 {
-			return foley.Errorf(foley.Invalid, "library: record %q has an empty vector", r.ID)
-		}
-		for _, v := range e.Vector {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return foley.Errorf(foley.Invalid, "library: record %q has a vector with %v", r.ID, v)
-			}
-		}
-	} else {
-		r.EmbeddingModel = ""
-	}
-	return nil
+	return foley.CheckUpsert(&e.Record, e.Vector)
 }
 
 func (l *Library) embeddingInTx(ctx context.Context, tx *sql.Tx) (string, int, error) {
@@ -416,25 +380,12 @@ func (p *putStmts) put(ctx context.Context, e Entry, seq int64) error {
 
 // ftsFields is what the full-text index holds of a record.
 func ftsFields(r foley.SoundRecord) (caption, tags, filename, category string) {
-	name := r.URI
-	if u, err := url.Parse(r.URI); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
-		name = u.Path
-	}
-	stem := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
-	return r.Caption, strings.Join(r.Tags, " "), strings.Join(SplitWords(stem), " "), strings.Join(SplitWords(r.UCSCategory), " ") + " " + r.UCSCategory
+	return foley.SearchFields(r)
 }
 
-var camel = regexp.MustCompile(`([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])`)
-
-// SplitWords splits a file stem or identifier into words: on '_', '-', '.',
-// spaces and camelCase boundaries ("DOORWood_HeavySlam-01" gives DOOR, Wood,
-// Heavy, Slam, 01).
-func SplitWords(s string) []string {
-	s = camel.ReplaceAllString(s, "$1$3 $2$4")
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return r == '_' || r == '-' || r == '.' || r == ' ' || r == '\t' || r == '(' || r == ')' || r == '[' || r == ']' || r == ','
-	})
-}
+// SplitWords splits a file stem or identifier into words; see
+// foley.SplitWords.
+func SplitWords(s string) []string { return foley.SplitWords(s) }
 
 func encodeVector(v []float32) []byte {
 	b := make([]byte, 4*len(v))
@@ -554,11 +505,7 @@ func (l *Library) Files(ctx context.Context) (map[string]FileState, error) {
 }
 
 // Failure is a file ingest could not read, and why.
-type Failure struct {
-	Path   string    `json:"path"`
-	Reason string    `json:"reason"`
-	At     time.Time `json:"at"`
-}
+type Failure = foley.Failure
 
 // SetFailure records (reason != "") or clears (reason == "") the failure of
 // a file.
@@ -593,16 +540,7 @@ func (l *Library) Failures(ctx context.Context) ([]Failure, error) {
 }
 
 // Stats counts a library's records.
-type Stats struct {
-	Path       string         `json:"path"`
-	Records    int            `json:"records"`
-	ByLicense  map[string]int `json:"by_license"`
-	ByFormat   map[string]int `json:"by_format"`
-	ByEmbedder map[string]int `json:"by_embedder"`      // "" for records without a vector
-	Unlicensed int            `json:"unusable_license"` // unknown licence or unverified rights
-	Failures   int            `json:"failures"`
-	Schema     int            `json:"schema_version"`
-}
+type Stats = foley.Stats
 
 // Stats returns counts by licence, format and embedder.
 func (l *Library) Stats(ctx context.Context) (Stats, error) {
@@ -734,7 +672,7 @@ func (l *Library) TouchFile(ctx context.Context, path string, size, mtimeNS int6
 // nobody verified.
 func (l *Library) CountUnusable(ctx context.Context, pathPrefix string) (int, error) {
 	var n int
-	err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE substr(path, 1, ?) = ?
+	err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE substr(CAST(path AS BLOB), 1, ?) = CAST(? AS BLOB)
 		AND (license_id = 'unknown' OR json_extract(record, '$.license.rights_verified') IS NOT 1)`, len(pathPrefix), pathPrefix).Scan(&n)
 	return n, l.dbError(err)
 }
@@ -742,6 +680,67 @@ func (l *Library) CountUnusable(ctx context.Context, pathPrefix string) (int, er
 // ClearFailuresUnder forgets the recorded failures of files under a path
 // prefix, before an ingest of that folder records them again.
 func (l *Library) ClearFailuresUnder(ctx context.Context, pathPrefix string) error {
-	_, err := l.db.ExecContext(ctx, "DELETE FROM ingest_failures WHERE substr(path, 1, ?) = ?", len(pathPrefix), pathPrefix)
+	_, err := l.db.ExecContext(ctx, "DELETE FROM ingest_failures WHERE substr(CAST(path AS BLOB), 1, ?) = CAST(? AS BLOB)", len(pathPrefix), pathPrefix)
 	return l.dbError(err)
 }
+
+// Location implements foley.Store: the library file.
+func (l *Library) Location() string { return l.path }
+
+// exportPage is how many records Export reads per query.
+const exportPage = 500
+
+// Export implements foley.Store: records in id order, with their vectors;
+// a record's Cursor is its id.
+func (l *Library) Export(ctx context.Context, after string) iter.Seq2[foley.Exported, error] {
+	return func(yield func(foley.Exported, error) bool) {
+		for {
+			page, err := l.exportPage(ctx, after)
+			if err != nil {
+				yield(foley.Exported{}, err)
+				return
+			}
+			for _, e := range page {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if len(page) < exportPage {
+				return
+			}
+			after = page[len(page)-1].Cursor
+		}
+	}
+}
+
+func (l *Library) exportPage(ctx context.Context, after string) ([]foley.Exported, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT r.id, r.record, v.dim, v.vec FROM records r LEFT JOIN vectors v ON v.key = r.key
+		WHERE r.id > ? ORDER BY r.id LIMIT ?`, after, exportPage)
+	if err != nil {
+		return nil, l.dbError(err)
+	}
+	defer rows.Close()
+	var out []foley.Exported
+	for rows.Next() {
+		var id, doc string
+		var dim sql.NullInt64
+		var blob []byte
+		if err := rows.Scan(&id, &doc, &dim, &blob); err != nil {
+			return nil, l.dbError(err)
+		}
+		r, err := decodeRecord(doc)
+		if err != nil {
+			return nil, err
+		}
+		e := foley.Exported{Record: r, Cursor: id}
+		if dim.Valid {
+			if e.Vector, err = decodeVector(blob, int(dim.Int64)); err != nil {
+				return nil, foley.Errorf(foley.Internal, "library %s: record %q: %v", l.path, id, err)
+			}
+		}
+		out = append(out, e)
+	}
+	return out, l.dbError(rows.Err())
+}
+
+var _ foley.Store = (*Library)(nil)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/foley-audio/foley"
@@ -47,88 +46,6 @@ func rec(id, caption string, tags ...string) foley.SoundRecord {
 		License: foley.License{LicenseID: "CC0-1.0", RightsVerified: true}, EmbeddingModel: "test/4"}
 }
 
-func TestCRUD(t *testing.T) {
-	ctx := context.Background()
-	l := openTemp(t)
-	if n, _ := l.Count(ctx); n != 0 {
-		t.Fatalf("new library has %d records", n)
-	}
-	a, b := rec("a", "door slam"), rec("b", "rain on a roof")
-	b.License = foley.License{LicenseID: "https://creativecommons.org/licenses/by-nc/4.0/", RightsVerified: true}
-	if err := l.Upsert(ctx, []foley.SoundRecord{a, b}, [][]float32{unit(4, 0), unit(4, 1)}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := l.Get(ctx, "b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Stored licences are normalised: the URL became the table id, and
-	// the flags come from the table.
-	if got.License.LicenseID != "CC-BY-NC-4.0" || got.License.LicenseURL == "" || got.License.CommercialOK || !got.License.AttributionRequired {
-		t.Errorf("stored licence %+v", got.License)
-	}
-	if _, err := l.Get(ctx, "zzz"); foley.CodeOf(err) != foley.NotFound {
-		t.Errorf("missing id: %v", err)
-	}
-	a.Caption = "door slam, heavy"
-	if err := l.Upsert(ctx, []foley.SoundRecord{a}, [][]float32{unit(4, 2)}); err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := l.Count(ctx); n != 2 {
-		t.Errorf("after replacing: %d records", n)
-	}
-	var ids []string
-	for r, err := range l.All(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, r.ID+":"+r.Caption)
-	}
-	if len(ids) != 2 || ids[0] != "a:door slam, heavy" {
-		t.Errorf("all: %v", ids)
-	}
-	if err := l.Delete(ctx, "a", "nope"); err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := l.Count(ctx); n != 1 {
-		t.Errorf("after delete: %d", n)
-	}
-	if m, d := l.Embedding(); m != "test/4" || d != 4 {
-		t.Errorf("embedding %s/%d", m, d)
-	}
-}
-
-func TestPutRejects(t *testing.T) {
-	ctx := context.Background()
-	l := openTemp(t)
-	for name, e := range map[string]Entry{
-		"no id":        {Record: foley.SoundRecord{}},
-		"no model":     {Record: foley.SoundRecord{ID: "x"}, Vector: unit(4, 0)},
-		"NaN":          {Record: rec("x", ""), Vector: []float32{float32(math.NaN()), 0, 0, 0}},
-		"empty vector": {Record: rec("x", ""), Vector: []float32{}},
-	} {
-		if err := l.Put(ctx, []Entry{e}); foley.CodeOf(err) != foley.Invalid {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	if err := l.Put(ctx, []Entry{{Record: rec("x", "a"), Vector: unit(4, 0)}}); err != nil {
-		t.Fatal(err)
-	}
-	other := rec("y", "b")
-	other.EmbeddingModel = "clap/512"
-	err := l.Put(ctx, []Entry{{Record: other, Vector: unit(8, 0)}})
-	if foley.CodeOf(err) != foley.Invalid || !contains(err.Error(), "test/4", "clap/512", "--reembed") {
-		t.Errorf("second model: %v", err)
-	}
-	// All or none: a bad entry leaves nothing of its batch.
-	if err := l.Put(ctx, []Entry{{Record: rec("z", "ok"), Vector: unit(4, 1)}, {Record: other, Vector: unit(8, 0)}}); err == nil {
-		t.Error("mixed batch accepted")
-	}
-	if _, err := l.Get(ctx, "z"); foley.CodeOf(err) != foley.NotFound {
-		t.Errorf("half a batch was stored: %v", err)
-	}
-}
-
 func contains(s string, subs ...string) bool {
 	for _, sub := range subs {
 		if !strings.Contains(s, sub) {
@@ -138,121 +55,12 @@ func contains(s string, subs ...string) bool {
 	return true
 }
 
-func TestHybridSearchRRF(t *testing.T) {
-	ctx := context.Background()
-	l := openTemp(t)
-	recs := []foley.SoundRecord{
-		rec("slam", "heavy wooden door slams shut", "door", "slam"),
-		rec("knock", "knocking on a wooden door", "door", "knock"),
-		rec("rain", "rain on a tin roof", "rain", "weather"),
-		rec("creak", "old door creaks open", "door", "creak"),
-	}
-	vecs := [][]float32{unit(4, 0, 0.3), unit(4, 1), unit(4, 2), unit(4, 0, 0.9)}
-	if err := l.Upsert(ctx, recs, vecs); err != nil {
-		t.Fatal(err)
-	}
-	q := unit(4, 0)
-	res, err := l.Search(ctx, foley.SearchQuery{Text: "door slam", Vector: q, Model: "test/4", K: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res) != 3 || res[0].Sound.ID != "slam" {
-		t.Fatalf("results %v", ids(res))
-	}
-	// "slam" is first in both lists: 2/(60+1).
-	if got := *res[0].RRFScore; math.Abs(got-2.0/61) > 1e-12 {
-		t.Errorf("rrf of the top result %v, want %v", got, 2.0/61)
-	}
-	for _, c := range res {
-		if c.ClapScore == nil || c.RRFScore == nil || c.Origin != foley.OriginRetrieved {
-			t.Errorf("%s: scores %v %v", c.Sound.ID, c.ClapScore, c.RRFScore)
-		}
-	}
-	if res[0].BM25Score == nil || *res[0].BM25Score <= 0 {
-		t.Errorf("bm25 %v", res[0].BM25Score)
-	}
-	if math.Abs(*res[0].ClapScore-float64(dotf(vecs[0], q))) > 1e-6 {
-		t.Errorf("clap score %v", *res[0].ClapScore)
-	}
-	// Text only and vector only.
-	res, _ = l.Search(ctx, foley.SearchQuery{Text: "tin roof"})
-	if len(res) != 1 || res[0].Sound.ID != "rain" || res[0].ClapScore != nil || *res[0].RRFScore != 1.0/61 {
-		t.Errorf("text only: %v", ids(res))
-	}
-	res, _ = l.Search(ctx, foley.SearchQuery{Vector: unit(4, 2), Model: "test/4", K: 1})
-	if len(res) != 1 || res[0].Sound.ID != "rain" || res[0].BM25Score != nil {
-		t.Errorf("vector only: %v", ids(res))
-	}
-	// Stemming: "slamming" finds "slams".
-	res, _ = l.Search(ctx, foley.SearchQuery{Text: "slamming"})
-	if len(res) != 1 || res[0].Sound.ID != "slam" {
-		t.Errorf("stemmed: %v", ids(res))
-	}
-}
-
 func ids(cs []foley.Candidate) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Sound.ID)
 	}
 	return out
-}
-
-func TestSearchFiltersAndErrors(t *testing.T) {
-	ctx := context.Background()
-	l := openTemp(t)
-	a, b, c := rec("a", "door slam"), rec("b", "door slam"), rec("c", "door slam")
-	b.License.LicenseID = "CC-BY-NC-4.0"
-	c.DurationS, c.UCSCategory = 9, "DOORWood"
-	if err := l.Upsert(ctx, []foley.SoundRecord{a, b, c}, [][]float32{unit(4, 0), unit(4, 0, 0.1), unit(4, 0, 0.2)}); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name string
-		f    foley.Filter
-		want []string
-	}{
-		{"commercial", foley.Filter{CommercialOnly: true}, []string{"a", "c"}},
-		{"licence", foley.Filter{LicenseIDs: []string{"cc-by-nc-4.0"}}, []string{"b"}},
-		{"min duration", foley.Filter{MinDurationS: 5}, []string{"c"}},
-		{"max duration", foley.Filter{MaxDurationS: 5}, []string{"a", "b"}},
-		{"ucs prefix", foley.Filter{UCSCategory: "door"}, []string{"c"}},
-	} {
-		for _, mode := range []string{"text", "vector"} {
-			q := foley.SearchQuery{Filter: tc.f}
-			if mode == "text" {
-				q.Text = "door"
-			} else {
-				q.Vector, q.Model = unit(4, 0), "test/4"
-			}
-			res, err := l.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := ids(res)
-			if !sameSet(got, tc.want) {
-				t.Errorf("%s (%s): %v, want %v", tc.name, mode, got, tc.want)
-			}
-		}
-	}
-	for name, q := range map[string]foley.SearchQuery{
-		"model mismatch": {Vector: unit(8, 0), Model: "laion/larger_clap_general"},
-		"no query":       {Text: "   ,,,"},
-		"k too large":    {Text: "door", K: 5000},
-		"bad range":      {Text: "door", Filter: foley.Filter{MinDurationS: 5, MaxDurationS: 2}},
-	} {
-		if _, err := l.Search(ctx, q); foley.CodeOf(err) != foley.Invalid {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	_, err := l.Search(ctx, foley.SearchQuery{Vector: unit(8, 0), Model: "laion/larger_clap_general"})
-	if !contains(err.Error(), "test/4", "laion/larger_clap_general", "re-index") {
-		t.Errorf("mismatch message: %v", err)
-	}
-	// FTS syntax in a query is just words.
-	if _, err := l.Search(ctx, foley.SearchQuery{Text: `door" OR NEAR(x AND *`}); err != nil {
-		t.Errorf("query syntax leaked into FTS: %v", err)
-	}
 }
 
 func sameSet(a, b []string) bool {
@@ -272,65 +80,6 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// TestTwoHandles writes through one handle while another searches: the
-// reader sees additions and deletions without reopening.
-func TestTwoHandles(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "shared.db")
-	w, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	r, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	w.Upsert(ctx, []foley.SoundRecord{rec("a", "bell")}, [][]float32{unit(4, 0)})
-	r.loadMeta(ctx)
-	search := func() []string {
-		res, err := r.Search(ctx, foley.SearchQuery{Vector: unit(4, 0), Model: "test/4"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ids(res)
-	}
-	if got := search(); len(got) != 1 {
-		t.Fatalf("reader sees %v", got)
-	}
-	w.Upsert(ctx, []foley.SoundRecord{rec("b", "bell two")}, [][]float32{unit(4, 0, 0.5)})
-	w.Delete(ctx, "a")
-	if got := search(); len(got) != 1 || got[0] != "b" {
-		t.Errorf("after the writer's changes the reader sees %v", got)
-	}
-	// Concurrent readers while the writer keeps writing (run with -race).
-	var wg sync.WaitGroup
-	for i := range 4 {
-		wg.Go(func() {
-			for range 20 {
-				if _, err := r.Search(ctx, foley.SearchQuery{Text: "bell", Vector: unit(4, 0), Model: "test/4"}); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-		wg.Go(func() {
-			for j := range 5 {
-				id := string(rune('c'+i)) + string(rune('0'+j))
-				if err := w.Upsert(ctx, []foley.SoundRecord{rec(id, "bell")}, [][]float32{unit(4, 1)}); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if n, _ := r.Count(ctx); n != 21 {
-		t.Errorf("count %d, want 21", n)
-	}
 }
 
 func TestStatsFailuresReset(t *testing.T) {
@@ -619,5 +368,28 @@ func TestFTSQuery(t *testing.T) {
 		if got := ftsQuery(in); got != want {
 			t.Errorf("ftsQuery(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestPrefixNonASCII: path prefixes are compared byte for byte, so a
+// folder with accented letters (len counts bytes, SQLite's substr
+// characters) still matches.
+func TestPrefixNonASCII(t *testing.T) {
+	ctx := context.Background()
+	l := openTemp(t)
+	r := rec("a", "x")
+	r.License = foley.License{LicenseID: "unknown"}
+	if err := l.Put(ctx, []Entry{{Record: r, File: &FileState{Path: "/home/josé/sfx/a.wav"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.CountUnusable(ctx, "/home/josé/sfx/"); n != 1 || err != nil {
+		t.Errorf("unusable under a non-ASCII folder: %d %v", n, err)
+	}
+	l.SetFailure(ctx, "/home/josé/sfx/b.wav", "broken")
+	if err := l.ClearFailuresUnder(ctx, "/home/josé/sfx/"); err != nil {
+		t.Fatal(err)
+	}
+	if fs, _ := l.Failures(ctx); len(fs) != 0 {
+		t.Errorf("failures left: %v", fs)
 	}
 }

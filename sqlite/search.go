@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -13,34 +12,15 @@ import (
 )
 
 // MaxK bounds the results of one search.
-const MaxK = 1000
+const MaxK = foley.MaxK
 
-var queryWord = regexp.MustCompile(`[\p{L}\p{N}]+`)
-
-// stopwords are left out of full-text queries: they match most captions
-// ("a door slams"), add nothing to the ranking and make every search score
-// most of the library.
-var stopwords = map[string]bool{
-	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "on": true, "in": true,
-	"at": true, "to": true, "into": true, "onto": true, "with": true, "by": true, "for": true, "from": true,
-	"is": true, "are": true, "it": true, "its": true, "as": true, "than": true, "then": true,
-}
-
-// ftsQuery turns free text into an FTS5 query: every word but stopwords,
-// quoted, OR-ed, so that BM25 ranks by how many and how rare the matching
-// words are. A query of stopwords only keeps them.
+// ftsQuery turns free text into an FTS5 query: its query words, quoted,
+// OR-ed, so that BM25 ranks by how many and how rare the matching words
+// are.
 func ftsQuery(text string) string {
-	all := queryWord.FindAllString(strings.ToLower(text), 32)
-	var words []string
-	for _, w := range all {
-		if !stopwords[w] {
-			words = append(words, `"`+w+`"`)
-		}
-	}
-	if len(words) == 0 {
-		for _, w := range all {
-			words = append(words, `"`+w+`"`)
-		}
+	words := foley.QueryWords(text)
+	for i, w := range words {
+		words[i] = `"` + w + `"`
 	}
 	return strings.Join(words, " OR ")
 }
@@ -48,26 +28,16 @@ func ftsQuery(text string) string {
 // Search implements foley.Library: the BM25 list and the vector list, each
 // up to max(5k, 50) long and filtered, fused by reciprocal rank.
 func (l *Library) Search(ctx context.Context, q foley.SearchQuery) ([]foley.Candidate, error) {
-	k := q.K
-	if k == 0 {
-		k = 10
+	q, err := q.Check()
+	if err != nil {
+		return nil, err
 	}
-	if k < 0 || k > MaxK {
-		return nil, foley.Errorf(foley.Invalid, "search: k must be 1..%d, got %d", MaxK, q.K)
-	}
-	f := q.Filter
-	if f.MinDurationS < 0 || f.MaxDurationS < 0 || (f.MaxDurationS > 0 && f.MaxDurationS < f.MinDurationS) {
-		return nil, foley.Errorf(foley.Invalid, "search: duration range %g..%g s is empty or negative", f.MinDurationS, f.MaxDurationS)
-	}
+	k, f := q.K, q.Filter
 	depth := max(5*k, 50)
 	fts := ftsQuery(q.Text)
-	if fts == "" && q.Vector == nil {
-		return nil, foley.Errorf(foley.Invalid, "search: the query has no words and no vector")
-	}
 
 	var textHits, vecHits []hit
 	if fts != "" {
-		var err error
 		if textHits, err = l.textSearch(ctx, fts, depth, f); err != nil {
 			return nil, err
 		}
@@ -79,7 +49,7 @@ func (l *Library) Search(ctx context.Context, q foley.SearchQuery) ([]foley.Cand
 			// No vectors yet: the text list alone.
 		case q.Model != model || len(q.Vector) != dim:
 			return nil, foley.Errorf(foley.Invalid, "search: the library's vectors were made by %s (%d dimensions) but the query by %s (%d); query with the library's embedder, or %s",
-				model, dim, q.Model, len(q.Vector), reindexHint)
+				model, dim, q.Model, len(q.Vector), foley.ReindexHint)
 		default:
 			if err := l.vectors.sync(ctx, l.db, model, dim); err != nil {
 				return nil, l.dbError(err)
@@ -241,7 +211,7 @@ func (l *Library) Cosines(ctx context.Context, ids []string, q []float32, model 
 		return out, nil
 	}
 	if model != lm || len(q) != dim {
-		return nil, foley.Errorf(foley.Invalid, "the library's vectors were made by %s (%d dimensions) but the query by %s (%d); %s", lm, dim, model, len(q), reindexHint)
+		return nil, foley.Errorf(foley.Invalid, "the library's vectors were made by %s (%d dimensions) but the query by %s (%d); %s", lm, dim, model, len(q), foley.ReindexHint)
 	}
 	if err := l.vectors.sync(ctx, l.db, lm, dim); err != nil {
 		return nil, l.dbError(err)

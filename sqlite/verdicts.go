@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"iter"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -28,7 +29,7 @@ type Verdicts struct {
 	path string
 }
 
-var _ verify.VerdictCache = (*Verdicts)(nil)
+var _ verify.VerdictStore = (*Verdicts)(nil)
 
 // verdictsSchema is version 1 of the cache's schema. The key's parts are
 // kept beside its hash so that the cache can be inspected and pruned by
@@ -114,16 +115,66 @@ func (v *Verdicts) GetVerdict(ctx context.Context, key verify.CacheKey) (foley.V
 
 // PutVerdict implements verify.VerdictCache.
 func (v *Verdicts) PutVerdict(ctx context.Context, key verify.CacheKey, verdict foley.Verdict) error {
-	verdict.Cached = false
-	raw, err := json.Marshal(verdict)
+	return v.PutVerdicts(ctx, []verify.CachedVerdict{{Key: key, Verdict: verdict}})
+}
+
+// PutVerdicts implements verify.VerdictStore: all in one transaction.
+func (v *Verdicts) PutVerdicts(ctx context.Context, vs []verify.CachedVerdict) error {
+	tx, err := v.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	_, err = v.db.ExecContext(ctx, `INSERT INTO verdicts(key_sha256, event, content_sha256, description, level, judge, verdict, created_at)
+	defer tx.Rollback()
+	now := time.Now().UTC().Format(time.RFC3339)
+	for _, cv := range vs {
+		verdict, key := cv.Verdict, cv.Key
+		verdict.Cached = false
+		raw, err := json.Marshal(verdict)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO verdicts(key_sha256, event, content_sha256, description, level, judge, verdict, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(key_sha256) DO UPDATE SET verdict = excluded.verdict, created_at = excluded.created_at`,
-		key.Hash(), key.Event, key.ContentSHA256, key.Description, key.Level.String(), key.Judge, string(raw), time.Now().UTC().Format(time.RFC3339))
-	return err
+			key.Hash(), key.Event, key.ContentSHA256, key.Description, key.Level.String(), key.Judge, string(raw), now)
+		if err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// AllVerdicts implements verify.VerdictStore, in key order. Rows that no
+// longer decode are skipped, as GetVerdict treats them as misses.
+func (v *Verdicts) AllVerdicts(ctx context.Context) iter.Seq2[verify.CachedVerdict, error] {
+	return func(yield func(verify.CachedVerdict, error) bool) {
+		rows, err := v.db.QueryContext(ctx, "SELECT event, content_sha256, description, level, judge, verdict FROM verdicts ORDER BY key_sha256")
+		if err != nil {
+			yield(verify.CachedVerdict{}, err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var cv verify.CachedVerdict
+			var level, raw string
+			k := &cv.Key
+			if err := rows.Scan(&k.Event, &k.ContentSHA256, &k.Description, &level, &k.Judge, &raw); err != nil {
+				yield(cv, err)
+				return
+			}
+			l, err := foley.ParseVerifyLevel(level)
+			if err != nil || json.Unmarshal([]byte(raw), &cv.Verdict) != nil {
+				continue
+			}
+			k.Level = l
+			if !yield(cv, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(verify.CachedVerdict{}, err)
+		}
+	}
 }
 
 // Count returns the number of cached verdicts.

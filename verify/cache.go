@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"iter"
 	"net/url"
 	"os"
 	"strings"
@@ -22,6 +23,24 @@ type VerdictCache interface {
 	GetVerdict(ctx context.Context, key CacheKey) (foley.Verdict, bool, error)
 	// PutVerdict stores v under key, replacing what was there.
 	PutVerdict(ctx context.Context, key CacheKey, v foley.Verdict) error
+}
+
+// VerdictStore is a persistent verdict cache that can also hand over its
+// contents and take them in bulk, for copying between library backends.
+type VerdictStore interface {
+	VerdictCache
+	// AllVerdicts iterates over every cached verdict with its key.
+	AllVerdicts(ctx context.Context) iter.Seq2[CachedVerdict, error]
+	// PutVerdicts stores many verdicts, replacing what was there.
+	PutVerdicts(ctx context.Context, vs []CachedVerdict) error
+	// Close releases the store.
+	Close() error
+}
+
+// CachedVerdict is a verdict with the key it is cached under.
+type CachedVerdict struct {
+	Key     CacheKey
+	Verdict foley.Verdict
 }
 
 // CacheKey is what a cached verdict depends on: the event (its query and

@@ -86,7 +86,7 @@ func (f *evalFlags) open(ctx context.Context, errw io.Writer) (*evalSetup, error
 			lib.Close()
 			return nil, err
 		}
-		if err := checkGoldenIDs(ctx, g, func(id string) bool { _, err := lib.Get(ctx, id); return err == nil }, lib.Path()); err != nil {
+		if err := checkGoldenIDs(ctx, g, func(id string) bool { _, err := lib.Get(ctx, id); return err == nil }, lib.Location()); err != nil {
 			lib.Close()
 			return nil, err
 		}
@@ -94,7 +94,7 @@ func (f *evalFlags) open(ctx context.Context, errw io.Writer) (*evalSetup, error
 		if emb == nil {
 			search = eval.LibrarySearcher(lib, nil)
 		}
-		return &evalSetup{golden: g, search: search, audio: true, where: lib.Path(), close: func() { lib.Close() }}, nil
+		return &evalSetup{golden: g, search: search, audio: true, where: lib.Location(), close: func() { lib.Close() }}, nil
 	}
 	var c *eval.Corpus
 	if f.corpus == "" {

@@ -16,7 +16,6 @@ import (
 	"github.com/foley-audio/foley/find"
 	"github.com/foley-audio/foley/policy"
 	"github.com/foley-audio/foley/refine"
-	"github.com/foley-audio/foley/sqlite"
 	"github.com/foley-audio/foley/verify"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -108,8 +107,8 @@ network, no key. Each run is also saved for 'foley credits'.`,
 				return usageError("--use: %v", err)
 			}
 			switch {
-			case k < 1 || k > sqlite.MaxK:
-				return usageError("-k must be 1..%d, got %d", sqlite.MaxK, k)
+			case k < 1 || k > foley.MaxK:
+				return usageError("-k must be 1..%d, got %d", foley.MaxK, k)
 			case maxExpensive < 1:
 				return usageError("--max-expensive must be at least 1, got %d", maxExpensive)
 			case maxRefine < 0 || maxGenerate < 0:
@@ -162,7 +161,7 @@ network, no key. Each run is also saved for 'foley credits'.`,
 				return err
 			}
 			defer l.Close()
-			run.Library = l.Path()
+			run.Library = l.Location()
 			emb, err := queryEmbedder(ctx, l)
 			if err != nil {
 				return err
@@ -174,7 +173,7 @@ network, no key. Each run is also saved for 'foley credits'.`,
 			opts.Budget = &budget
 			run.Judge = "clap"
 			if level != foley.LevelClap {
-				judge, closeCache, err := verifyJudge(ctx, s, level, ratePerSec, conc, noCache, libraryFlags{path: l.Path()})
+				judge, closeCache, err := verifyJudge(ctx, s, level, ratePerSec, conc, noCache, libraryFlags{path: l.Location()})
 				if err != nil {
 					return err
 				}
@@ -198,7 +197,7 @@ network, no key. Each run is also saved for 'foley credits'.`,
 			run.Generator = "none (set ELEVENLABS_API_KEY)"
 			if gen != nil && !noGenerate {
 				opts.Generator = gen
-				opts.Store = find.LibraryStore{Lib: l, Emb: emb, Dir: filepath.Join(filepath.Dir(l.Path()), "generated")}
+				opts.Store = find.LibraryStore{Lib: l, Emb: emb, Dir: generatedDir(l)}
 				run.Generator = gen.Name()
 			}
 

@@ -13,13 +13,15 @@ import (
 	"time"
 
 	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/backend"
 	"github.com/foley-audio/foley/embed"
 	"github.com/foley-audio/foley/ingest"
 	"github.com/foley-audio/foley/sqlite"
 	"github.com/spf13/cobra"
 )
 
-// EnvLibrary names the library file when --library is not given.
+// EnvLibrary names the library (a file, or weaviate://HOST:PORT/Class)
+// when --library is not given.
 const EnvLibrary = "FOLEY_LIBRARY"
 
 // libraryPath resolves the library: the flag, then FOLEY_LIBRARY, then
@@ -58,6 +60,19 @@ func dataDir() (string, error) {
 	return filepath.Join(home, ".local", "share"), nil
 }
 
+// generatedDir is where generated clips of library l are kept: beside an
+// embedded library's file, or in the user data directory for a library on
+// a server (the record in the library names the file).
+func generatedDir(l foley.Store) string {
+	if backend.IsRemote(l.Location()) {
+		if dir, err := dataDir(); err == nil {
+			return filepath.Join(dir, "foley", "generated")
+		}
+		return filepath.Join(os.TempDir(), "foley-generated")
+	}
+	return filepath.Join(filepath.Dir(l.Location()), "generated")
+}
+
 // libraryFlags are the flags that locate and open a library.
 type libraryFlags struct {
 	path  string
@@ -67,23 +82,21 @@ type libraryFlags struct {
 	existing bool
 }
 
-func (f *libraryFlags) open(ctx context.Context) (*sqlite.Library, error) {
+func (f *libraryFlags) open(ctx context.Context) (foley.Store, error) {
 	path, err := libraryPath(f.path)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(path); f.existing && errors.Is(err, os.ErrNotExist) {
-		return nil, usageError("there is no library at %s; index a folder into it first: foley index DIR --library %s", path, path)
+	index := f.index
+	if index == "auto" {
+		index = ""
 	}
-	if f.index == "auto" {
-		f.index = ""
-	}
-	return sqlite.Open(ctx, path, sqlite.Options{Index: f.index})
+	return backend.Open(ctx, path, backend.Options{Index: index, Existing: f.existing})
 }
 
 // addLibraryFlags adds --library, and --index when withIndex.
 func addLibraryFlags(cmd *cobra.Command, f *libraryFlags, withIndex bool) {
-	cmd.Flags().StringVar(&f.path, "library", "", "the library file (default: $"+EnvLibrary+", else library.db in the user data directory)")
+	cmd.Flags().StringVar(&f.path, "library", "", "the library: a file, or weaviate://HOST:PORT/Class (default: $"+EnvLibrary+", else library.db in the user data directory)")
 	if withIndex {
 		cmd.Flags().StringVar(&f.index, "index", "auto", fmt.Sprintf("the vector index: exact, hnsw, or auto (HNSW from %d records)", sqlite.DefaultHNSWThreshold))
 	}
@@ -91,7 +104,7 @@ func addLibraryFlags(cmd *cobra.Command, f *libraryFlags, withIndex bool) {
 
 // queryEmbedder returns the embedder that made the library's vectors, so a
 // query lands in the same space; nil when the library has no vectors.
-func queryEmbedder(ctx context.Context, lib *sqlite.Library) (foley.Embedder, error) {
+func queryEmbedder(ctx context.Context, lib foley.Store) (foley.Embedder, error) {
 	model, _ := lib.Embedding()
 	if model == "" {
 		return nil, nil
@@ -105,7 +118,7 @@ func queryEmbedder(ctx context.Context, lib *sqlite.Library) (foley.Embedder, er
 	}
 	if emb.Model() != model {
 		return nil, foley.Errorf(foley.Invalid, "the library %s was embedded with %s; configure that embedder (%s, %s) to search it, or re-index it with `foley index DIR --reembed`",
-			lib.Path(), model, embed.EnvCLAPURL, embed.EnvCLAPModel)
+			lib.Location(), model, embed.EnvCLAPURL, embed.EnvCLAPModel)
 	}
 	return emb, nil
 }
@@ -169,13 +182,17 @@ embedder (captions and tags only).`,
 			}
 			p := newIngestProgress(s.err)
 			opts.Progress = p.update
-			sum, err := ingest.Run(ctx, l, emb, args[0], opts)
+			target, ok := l.(ingest.Target)
+			if !ok {
+				return foley.Errorf(foley.Invalid, "index: the library %s cannot be indexed into", l.Location())
+			}
+			sum, err := ingest.Run(ctx, target, emb, args[0], opts)
 			p.done()
 			if sum.Root == "" {
 				return err
 			}
-			if err == nil {
-				saved, ierr := l.SaveIndex(ctx)
+			if sl, ok := l.(*sqlite.Library); ok && err == nil {
+				saved, ierr := sl.SaveIndex(ctx)
 				if ierr != nil {
 					return ierr
 				}
@@ -289,8 +306,8 @@ rrf_score.`,
 		},
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if k < 1 || k > sqlite.MaxK {
-				return usageError("-k must be 1..%d, got %d", sqlite.MaxK, k)
+			if k < 1 || k > foley.MaxK {
+				return usageError("-k must be 1..%d, got %d", foley.MaxK, k)
 			}
 			if minDur < 0 || maxDur < 0 || (maxDur > 0 && maxDur < minDur) {
 				return usageError("--min-duration %g and --max-duration %g make no range", minDur, maxDur)
@@ -320,7 +337,7 @@ rrf_score.`,
 				return writeJSON(s.out, res)
 			}
 			if len(res) == 0 {
-				fmt.Fprintf(s.err, "no results in %s\n", l.Path())
+				fmt.Fprintf(s.err, "no results in %s\n", l.Location())
 				return nil
 			}
 			t := newTable(s.out, "#", "ID", "CAPTION", "LICENCE", "DURATION", "CLAP", "BM25", "RRF", "PATH")
@@ -412,7 +429,13 @@ func newStatsCmd(s streams) *cobra.Command {
 				return err
 			}
 			defer l.Close()
-			st, err := l.Stats(cmd.Context())
+			sl, ok := l.(interface {
+				Stats(context.Context) (foley.Stats, error)
+			})
+			if !ok {
+				return foley.Errorf(foley.Invalid, "stats: the library %s cannot count its records", l.Location())
+			}
+			st, err := sl.Stats(cmd.Context())
 			if err != nil {
 				return err
 			}

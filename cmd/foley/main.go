@@ -103,7 +103,7 @@ Every verdict says which judge produced it.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return foley.Errorf(foley.Invalid, "%s: %w (see 'foley %s --help')", c.Name(), err, c.Name())
 	})
-	root.AddCommand(newVerifyCmd(s), newLicensesCmd(s), newProbeCmd(s), newIndexCmd(s), newSearchCmd(s), newShowCmd(s), newStatsCmd(s), newJudgesCmd(s), newEvalCmd(s), newFindCmd(s), newCreditsCmd(s), newServeCmd(s), newMCPCmd(s))
+	root.AddCommand(newVerifyCmd(s), newLicensesCmd(s), newProbeCmd(s), newIndexCmd(s), newSearchCmd(s), newShowCmd(s), newStatsCmd(s), newJudgesCmd(s), newEvalCmd(s), newFindCmd(s), newCreditsCmd(s), newServeCmd(s), newMCPCmd(s), newMigrateCmd(s))
 	return root
 }
 

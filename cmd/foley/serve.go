@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/foley-audio/foley"
@@ -58,7 +57,7 @@ func buildService(ctx context.Context, s streams, lib libraryFlags, ratePerSec f
 	}
 	svc := &server.Service{Lib: l, Emb: emb, Judges: map[foley.VerifyLevel]foley.Judge{}, Version: version}
 	for _, level := range []foley.VerifyLevel{foley.LevelListen, foley.LevelJudge} {
-		j, closeCache, err := verifyJudge(ctx, s, level, ratePerSec, 8, noCache, libraryFlags{path: l.Path()})
+		j, closeCache, err := verifyJudge(ctx, s, level, ratePerSec, 8, noCache, libraryFlags{path: l.Location()})
 		if err != nil {
 			return nil, cleanup, err
 		}
@@ -79,7 +78,7 @@ func buildService(ctx context.Context, s streams, lib libraryFlags, ratePerSec f
 	}
 	if gen != nil {
 		svc.Generator = gen
-		svc.Store = find.LibraryStore{Lib: l, Emb: emb, Dir: filepath.Join(filepath.Dir(l.Path()), "generated")}
+		svc.Store = find.LibraryStore{Lib: l, Emb: emb, Dir: generatedDir(l)}
 	}
 	return svc, cleanup, nil
 }
@@ -154,7 +153,7 @@ traceparent. SIGINT or SIGTERM lets in-flight requests finish, then exits.`,
 			}
 			srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: readTO, WriteTimeout: writeTO, IdleTimeout: idleTO,
 				ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-			logger.Info("listening", "addr", "http://"+ln.Addr().String(), "library", svc.Lib.Path(), "token", token != "")
+			logger.Info("listening", "addr", "http://"+ln.Addr().String(), "library", svc.Lib.Location(), "token", token != "")
 			fmt.Fprintf(s.err, "foley: serving on http://%s\n", ln.Addr())
 			done := make(chan error, 1)
 			go func() { done <- srv.Serve(ln) }()

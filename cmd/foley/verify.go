@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/backend"
 	"github.com/foley-audio/foley/license"
-	"github.com/foley-audio/foley/sqlite"
 	"github.com/foley-audio/foley/verify"
 	"github.com/spf13/cobra"
 )
@@ -174,7 +174,7 @@ func verifyJudge(ctx context.Context, s streams, level foley.VerifyLevel, ratePe
 	if err != nil {
 		return nil, nothing, err
 	}
-	cache, err := sqlite.OpenVerdicts(ctx, sqlite.VerdictsPath(path))
+	cache, err := backend.OpenVerdicts(ctx, path)
 	if err != nil {
 		return nil, nothing, err
 	}
