@@ -2,7 +2,9 @@ package weaviate_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -17,9 +19,10 @@ import (
 func vec(i int) []float32 { return librarytest.Unit(4, i%4, float32(i)/50) }
 
 // TestCluster runs a library on a three-node cluster with replication
-// factor 3: with one node killed, search answers and ingest succeeds; the
-// node rejoins and serves, from its own replica, what was written while it
-// was away.
+// factor 3 and kills the node that is the raft leader (the hard case: the
+// cluster must elect another): search answers and ingest succeeds on the
+// other two; the node rejoins and serves, from its own replica, what was
+// written while it was away.
 func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a three-node cluster")
@@ -28,7 +31,6 @@ func TestCluster(t *testing.T) {
 	nodes := weaviatetest.StartCluster(t, 3)
 	class := newClass("Cluster")
 	loc := func(n *weaviatetest.Node) string { return n.Location(class) + "?replicas=3" }
-	lib := open(t, loc(nodes[0]))
 
 	put := func(l *weaviate.Library, from, to int) error {
 		var recs []foley.SoundRecord
@@ -39,50 +41,86 @@ func TestCluster(t *testing.T) {
 		}
 		return l.Upsert(ctx, recs, vecs)
 	}
-	if err := put(lib, 0, 50); err != nil {
+	if err := put(open(t, loc(nodes[0])), 0, 50); err != nil {
 		t.Fatal(err)
 	}
 
-	nodes[2].Kill()
+	// The victim is the raft leader; the library talks to another node.
+	name := leader(t, nodes[0].Host)
+	var victim *weaviatetest.Node
+	var alive []*weaviatetest.Node
+	for _, n := range nodes {
+		if n.Name == name {
+			victim = n
+		} else {
+			alive = append(alive, n)
+		}
+	}
+	if victim == nil {
+		t.Fatalf("no raft leader among the nodes (statistics say %q)", name)
+	}
+	lib := open(t, loc(alive[0]))
+	victim.Kill()
 	start := time.Now()
 	res, err := lib.Search(ctx, foley.SearchQuery{Text: "door slam number 7", Vector: vec(7), Model: "test/4", K: 5})
 	if err != nil || len(res) != 5 || res[0].Sound.ID != "r007" {
-		t.Fatalf("search with a node down: %v %v", librarytest.IDs(res), err)
+		t.Fatalf("search with the leader down: %v %v", librarytest.IDs(res), err)
 	}
 	if err := put(lib, 50, 80); err != nil {
-		t.Fatalf("ingest with a node down: %v", err)
+		t.Fatalf("ingest with the leader down: %v", err)
 	}
-	t.Logf("search and ingest with node3 down took %v", time.Since(start))
-	second := open(t, loc(nodes[1]))
-	if n, err := second.Count(ctx); err != nil || n != 80 {
-		t.Errorf("count through node2 with node3 down: %d %v", n, err)
+	t.Logf("search and ingest with %s (the leader) down took %v", victim.Name, time.Since(start))
+	if n, err := open(t, loc(alive[1])).Count(ctx); err != nil || n != 80 {
+		t.Errorf("count through %s with %s down: %d %v", alive[1].Name, victim.Name, n, err)
 	}
 
-	nodes[2].Restart(t)
-	// node3 catches up (async replication, read repair): its own replica
-	// must hold a record written while it was down.
-	c, err := wv.NewClient(wv.Config{Host: nodes[2].Host, Scheme: "http"})
+	victim.Restart(t)
+	restarted := time.Now()
+	// The victim catches up (async replication, read repair): its own
+	// replica must hold a record written while it was down.
+	c, err := wv.NewClient(wv.Config{Host: victim.Host, Scheme: "http"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		objs, err := c.Data().ObjectsGetter().WithClassName(class).WithID(weaviate.ObjectID("record", "r075")).WithNodeName("node3").Do(ctx)
+		objs, err := c.Data().ObjectsGetter().WithClassName(class).WithID(weaviate.ObjectID("record", "r075")).WithNodeName(victim.Name).Do(ctx)
 		if err == nil && len(objs) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("node3 never got r075: %v\n%s", err, nodes[2].Log())
+			t.Fatalf("%s never got r075: %v\n%s", victim.Name, err, victim.Log())
 		}
 		time.Sleep(time.Second)
 	}
-	third := open(t, loc(nodes[2]))
-	got, err := third.Get(ctx, "r075")
+	t.Logf("%s holds the records written while it was down %v after its restart", victim.Name, time.Since(restarted).Round(time.Second))
+	back := open(t, loc(victim))
+	got, err := back.Get(ctx, "r075")
 	if err != nil || got.Caption != "door slam number 75" {
-		t.Errorf("get through node3: %+v %v", got, err)
+		t.Errorf("get through %s: %+v %v", victim.Name, got, err)
 	}
-	res, err = third.Search(ctx, foley.SearchQuery{Text: "door slam number 64", K: 3})
+	res, err = back.Search(ctx, foley.SearchQuery{Text: "door slam number 64", K: 3})
 	if err != nil || len(res) == 0 || res[0].Sound.ID != "r064" {
-		t.Errorf("search through node3: %v %v", librarytest.IDs(res), err)
+		t.Errorf("search through %s: %v %v", victim.Name, librarytest.IDs(res), err)
 	}
+}
+
+// leader is the raft leader as node host sees it.
+func leader(t *testing.T, host string) string {
+	resp, err := http.Get("http://" + host + "/v1/cluster/statistics")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Statistics []struct {
+			Name     string `json:"name"`
+			LeaderID string `json:"leaderId"`
+		} `json:"statistics"`
+	}
+	json.NewDecoder(resp.Body).Decode(&st)
+	if len(st.Statistics) == 0 {
+		return "?"
+	}
+	return st.Statistics[0].LeaderID
 }

@@ -203,7 +203,7 @@ func (l *Library) SetFailure(ctx context.Context, path, reason string) error {
 	obj := &models.Object{Class: l.failures, ID: strfmtUUID(id), Properties: map[string]any{
 		"path": path, "reason": reason, "at": time.Now().UTC().Format(time.RFC3339),
 	}}
-	res, err := l.c.Batch().ObjectsBatcher().WithObjects(obj).Do(ctx)
+	res, err := l.batchObjects(ctx, []*models.Object{obj})
 	if err != nil {
 		return l.wrap("recording the failure of "+path, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
 	wgrpc "github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
 	"github.com/weaviate/weaviate/entities/models"
 )
@@ -39,11 +40,59 @@ const description = "foley sound library"
 // BatchSize is how many objects one batch request writes.
 const BatchSize = 200
 
-// DefaultTimeout bounds each request. It is long because a replicated
-// write waits up to 20 s per shard for a replica that died before the
-// cluster noticed (Weaviate's two-phase commit), and then succeeds on the
-// others.
-const DefaultTimeout = 3 * time.Minute
+// DefaultTimeout bounds each request.
+const DefaultTimeout = time.Minute
+
+// writeAttempt bounds one attempt of a write, which is retried (writes are
+// upserts by id, so a retry never duplicates). A write that reaches a
+// cluster while its raft leader has just died can hang until the request
+// is abandoned, although a new leader is elected within seconds; the
+// retry then goes through.
+var writeAttempt = 15 * time.Second
+
+// batchObjects writes objects in one batch request, retrying a request that
+// times out or cannot reach the server, up to three attempts.
+func (l *Library) batchObjects(ctx context.Context, objs []*models.Object) ([]models.ObjectsGetResponse, error) {
+	var res []models.ObjectsGetResponse
+	err := l.retry(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = l.c.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
+		return err
+	})
+	return res, err
+}
+
+// retry runs a write up to three times, each attempt bounded by
+// writeAttempt, while it fails for want of an answer (a timeout, a refused
+// connection, a 5xx) rather than a refusal.
+func (l *Library) retry(ctx context.Context, write func(context.Context) error) error {
+	var err error
+	for attempt := range 3 {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(time.Duration(attempt) * time.Second):
+			}
+		}
+		actx, cancel := context.WithTimeout(ctx, writeAttempt)
+		err = write(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// transient reports whether a failed request may succeed if sent again.
+func transient(err error) bool {
+	var ce *fault.WeaviateClientError
+	if errors.As(err, &ce) && ce.IsUnexpectedStatusCode {
+		return ce.StatusCode >= 500 || ce.StatusCode == http.StatusTooManyRequests
+	}
+	return true // no answer: a timeout or a connection error
+}
 
 // Options tune Open.
 type Options struct {
@@ -416,7 +465,7 @@ func (l *Library) Put(ctx context.Context, entries []foley.Entry) error {
 			}
 			objs[i] = &models.Object{Class: l.loc.Class, ID: strfmtUUID(objectID("record", r.ID)), Properties: properties(r, doc, e.File), Vector: e.Vector}
 		}
-		res, err := l.c.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
+		res, err := l.batchObjects(ctx, objs)
 		if err != nil {
 			return l.wrap(fmt.Sprintf("writing %d records", len(objs)), err)
 		}
@@ -477,14 +526,25 @@ func (l *Library) decode(props any) (foley.SoundRecord, error) {
 
 // Delete implements foley.Library.
 func (l *Library) Delete(ctx context.Context, ids ...string) error {
-	for _, id := range ids {
-		err := l.c.Data().Deleter().WithClassName(l.loc.Class).WithID(objectID("record", id)).Do(ctx)
-		var ce *fault.WeaviateClientError
-		if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
-			continue
+	// One batch delete per BatchSize ids, by object UUID.
+	for start := 0; start < len(ids); start += BatchSize {
+		part := ids[start:min(start+BatchSize, len(ids))]
+		uuids := make([]string, len(part))
+		for i, id := range part {
+			uuids[i] = objectID("record", id)
 		}
+		w := filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(uuids...)
+		var res *models.BatchDeleteResponse
+		err := l.retry(ctx, func(ctx context.Context) error {
+			var err error
+			res, err = l.c.Batch().ObjectsBatchDeleter().WithClassName(l.loc.Class).WithWhere(w).WithOutput("minimal").Do(ctx)
+			return err
+		})
 		if err != nil {
-			return l.wrap(fmt.Sprintf("deleting record %q", id), err)
+			return l.wrap(fmt.Sprintf("deleting %d records", len(part)), err)
+		}
+		if res != nil && res.Results != nil && res.Results.Failed > 0 {
+			return foley.Errorf(foley.Unavailable, "library %s: Weaviate could not delete %d of %d records", l.loc, res.Results.Failed, len(part))
 		}
 	}
 	return nil

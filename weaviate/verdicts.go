@@ -70,7 +70,7 @@ func (v *Verdicts) PutVerdicts(ctx context.Context, vs []verify.CachedVerdict) e
 				"level": k.Level.String(), "judge": k.Judge, "verdict": string(raw), "created_at": now,
 			}}
 		}
-		res, err := v.l.c.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
+		res, err := v.l.batchObjects(ctx, objs)
 		if err != nil {
 			return v.l.wrap("caching verdicts", err)
 		}
