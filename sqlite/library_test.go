@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/foley-audio/foley"
+	"github.com/foley-audio/foley/internal/librarytest"
 )
 
 func openTemp(t *testing.T) *Library {
@@ -24,27 +25,12 @@ func openTemp(t *testing.T) *Library {
 	return l
 }
 
-// unit returns a normalised vector pointing mostly along axis i.
-func unit(dim, i int, mix ...float32) []float32 {
-	v := make([]float32, dim)
-	v[i] = 1
-	for j, m := range mix {
-		v[(i+j+1)%dim] = m
-	}
-	var n float32
-	for _, x := range v {
-		n += x * x
-	}
-	for j := range v {
-		v[j] /= float32(math.Sqrt(float64(n)))
-	}
-	return v
-}
-
-func rec(id, caption string, tags ...string) foley.SoundRecord {
-	return foley.SoundRecord{ID: id, URI: "/sounds/" + id + ".wav", Caption: caption, Tags: tags, DurationS: 2, Format: "wav",
-		License: foley.License{LicenseID: "CC0-1.0", RightsVerified: true}, EmbeddingModel: "test/4"}
-}
+// unit and rec make test vectors and records, as the library contract
+// does.
+var (
+	unit = librarytest.Unit
+	rec  = librarytest.Rec
+)
 
 func contains(s string, subs ...string) bool {
 	for _, sub := range subs {

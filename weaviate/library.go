@@ -556,27 +556,7 @@ func (l *Library) Count(ctx context.Context) (int, error) {
 }
 
 func (l *Library) count(ctx context.Context, class string) (int, error) {
-	res, err := l.c.GraphQL().Aggregate().WithClassName(class).WithFields(metaCount).Do(ctx)
-	if err != nil {
-		return 0, l.wrap("counting "+class, err)
-	}
-	if err := gqlError(res); err != nil {
-		return 0, l.wrap("counting "+class, err)
-	}
-	var out struct {
-		Aggregate map[string][]struct {
-			Meta struct {
-				Count int `json:"count"`
-			} `json:"meta"`
-		}
-	}
-	if err := redecode(res.Data, &out); err != nil {
-		return 0, l.wrap("counting "+class, err)
-	}
-	if rows := out.Aggregate[class]; len(rows) > 0 {
-		return rows[0].Meta.Count, nil
-	}
-	return 0, nil
+	return l.countWhere(ctx, class, nil)
 }
 
 // All implements foley.Library, in the order of the objects' UUIDs.

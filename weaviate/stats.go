@@ -87,9 +87,13 @@ func (l *Library) groupCounts(ctx context.Context, prop string, into map[string]
 	}
 }
 
-// countWhere counts the objects of class that match w.
+// countWhere counts the objects of class that match w (nil: all of them).
 func (l *Library) countWhere(ctx context.Context, class string, w *filters.WhereBuilder) (int, error) {
-	res, err := l.c.GraphQL().Aggregate().WithClassName(class).WithWhere(w).WithFields(metaCount).Do(ctx)
+	agg := l.c.GraphQL().Aggregate().WithClassName(class).WithFields(metaCount)
+	if w != nil {
+		agg = agg.WithWhere(w)
+	}
+	res, err := agg.Do(ctx)
 	if err == nil {
 		err = gqlError(res)
 	}
