@@ -75,3 +75,19 @@ type Stats struct {
 	Failures   int            `json:"failures"`         // files ingest could not read or store
 	Schema     int            `json:"schema_version"`   // of the backend's storage
 }
+
+// Entries pairs records with their vectors (vectors nil: none has one), as
+// the backends' Upsert hands them to Put.
+func Entries(recs []SoundRecord, vectors [][]float32) ([]Entry, error) {
+	if vectors != nil && len(vectors) != len(recs) {
+		return nil, Errorf(Invalid, "library: %d records but %d vectors", len(recs), len(vectors))
+	}
+	entries := make([]Entry, len(recs))
+	for i, r := range recs {
+		entries[i].Record = r
+		if vectors != nil {
+			entries[i].Vector = vectors[i]
+		}
+	}
+	return entries, nil
+}

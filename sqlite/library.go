@@ -161,15 +161,9 @@ type Entry = foley.Entry
 
 // Upsert implements foley.Library.
 func (l *Library) Upsert(ctx context.Context, recs []foley.SoundRecord, vectors [][]float32) error {
-	if vectors != nil && len(vectors) != len(recs) {
-		return foley.Errorf(foley.Invalid, "library: %d records but %d vectors", len(recs), len(vectors))
-	}
-	entries := make([]Entry, len(recs))
-	for i, r := range recs {
-		entries[i].Record = r
-		if vectors != nil {
-			entries[i].Vector = vectors[i]
-		}
+	entries, err := foley.Entries(recs, vectors)
+	if err != nil {
+		return err
 	}
 	return l.Put(ctx, entries)
 }

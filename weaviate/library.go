@@ -411,15 +411,9 @@ func properties(r foley.SoundRecord, doc []byte, file *FileState) map[string]any
 // Weaviate refuses some, the others are stored and the error is a
 // *foley.PartialError that says which and why.
 func (l *Library) Upsert(ctx context.Context, recs []foley.SoundRecord, vectors [][]float32) error {
-	if vectors != nil && len(vectors) != len(recs) {
-		return foley.Errorf(foley.Invalid, "library: %d records but %d vectors", len(recs), len(vectors))
-	}
-	entries := make([]foley.Entry, len(recs))
-	for i, r := range recs {
-		entries[i].Record = r
-		if vectors != nil {
-			entries[i].Vector = vectors[i]
-		}
+	entries, err := foley.Entries(recs, vectors)
+	if err != nil {
+		return err
 	}
 	return l.Put(ctx, entries)
 }
