@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -105,7 +104,7 @@ func TestMigrateRoundTrip(t *testing.T) {
 	src, srcV := open(t, path), verdicts(t, path)
 	fill(t, src, srcV, 1000)
 
-	remote := node.Location(fmt.Sprintf("Migrate%d", os.Getpid()))
+	remote := node.Location(weaviatetest.Class("Migrate"))
 	dst, dstV := open(t, remote), verdicts(t, remote)
 	stop := errors.New("stop")
 	var cursor string

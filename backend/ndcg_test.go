@@ -2,9 +2,7 @@ package backend_test
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -31,7 +29,7 @@ func TestBackendsAgreeOnGoldenSet(t *testing.T) {
 	ndcg := map[string]float64{}
 	for name, loc := range map[string]string{
 		"sqlite":   filepath.Join(t.TempDir(), "golden.db"),
-		"weaviate": node.Location(fmt.Sprintf("Golden%d", os.Getpid())),
+		"weaviate": node.Location(weaviatetest.Class("Golden")),
 	} {
 		lib := open(t, loc)
 		if err := eval.Fill(ctx, lib, c, emb); err != nil {

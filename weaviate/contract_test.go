@@ -2,9 +2,6 @@ package weaviate_test
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"sync/atomic"
 	"testing"
 
 	"github.com/foley-audio/foley"
@@ -16,12 +13,8 @@ import (
 
 func TestMain(m *testing.M) { weaviatetest.Main(m) }
 
-var classes atomic.Int64
-
-// newClass is a class name no other test of this run uses.
-func newClass(prefix string) string {
-	return fmt.Sprintf("%s%d_%d", prefix, os.Getpid(), classes.Add(1))
-}
+// newClass is a class name no other test uses.
+func newClass(prefix string) string { return weaviatetest.Class(prefix) }
 
 func open(t *testing.T, location string) *weaviate.Library {
 	t.Helper()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +29,7 @@ func TestWeaviateCommands(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(sfx, name), data, 0o644)
 	}
-	remote := node.Location(fmt.Sprintf("Cli%d", os.Getpid()))
+	remote := node.Location(weaviatetest.Class("Cli"))
 	code, out, errs := foleyRun(t, "", "index", sfx, "--library", remote, "--license", "user-owned", "--json")
 	var sum struct{ Added, Unchanged, Failed int }
 	if err := json.Unmarshal([]byte(out), &sum); code != 0 || err != nil || sum.Added != 4 {
@@ -62,7 +61,7 @@ func TestWeaviateCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "heavy_slam.wav") {
 		t.Errorf("search the copy: exit %d\n%s", code, out)
 	}
-	back := node.Location(fmt.Sprintf("CliBack%d", os.Getpid()))
+	back := node.Location(weaviatetest.Class("CliBack"))
 	code, out, _ = foleyRun(t, "", "migrate", "--from", file, "--to", back)
 	if code != 0 || !strings.Contains(out, "RECORDS") {
 		t.Errorf("migrate back: exit %d\n%s", code, out)

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -171,6 +172,15 @@ type Node struct {
 	cmd  *exec.Cmd     // nil when stopped
 	done chan struct{} // closed when cmd has exited
 	err  error         // cmd.Wait's result, valid once done is closed
+}
+
+var classes atomic.Int64
+
+// Class is a class name that no other call in any test process on this
+// machine returns: prefix, the process id and a counter. Tests on a shared
+// server (and runs with -count > 1) never see each other's objects.
+func Class(prefix string) string {
+	return fmt.Sprintf("%s%d_%d", prefix, os.Getpid(), classes.Add(1))
 }
 
 // Location is the foley library location of class on this node:
