@@ -95,6 +95,10 @@ type Store interface {
 type Exported struct {
 	Record SoundRecord
 	Vector []float32 // nil when the record has none
+	// File is the state of the file the record was ingested from, nil
+	// for a record stored without one. A copy that keeps it lets the next
+	// ingest skip files that did not change.
+	File *FileState
 	// Cursor resumes an export after this record.
 	Cursor string
 }

@@ -36,8 +36,16 @@ type MigrateSummary struct {
 	Seconds     float64             `json:"seconds"`
 }
 
-// Migrate copies every record of from, with its vector, into to, then the
-// verdict cache. Writes are upserts by id, so running it again after an
+// putter is a library that stores records with their file state: both
+// backends are.
+type putter interface {
+	Put(ctx context.Context, entries []foley.Entry) error
+}
+
+// Migrate copies every record of from, with its vector and the state of
+// the file it was ingested from, into to, then the verdict cache. The file
+// state lets the first ingest into the copy skip files that did not change
+// (a destination that cannot store it gets the records and vectors). Writes are upserts by id, so running it again after an
 // interruption, with After set to the last checkpoint, completes the copy
 // without duplicates. A destination that holds vectors of another
 // embedder is refused before anything is written.
@@ -56,14 +64,24 @@ func Migrate(ctx context.Context, from, to foley.Store, o MigrateOptions) (Migra
 	if batch <= 0 {
 		batch = 200
 	}
-	var recs []foley.SoundRecord
-	var vecs [][]float32
+	var entries []foley.Entry
 	cursor := ""
+	put := func() error {
+		if p, ok := to.(putter); ok {
+			return p.Put(ctx, entries)
+		}
+		recs := make([]foley.SoundRecord, len(entries))
+		vecs := make([][]float32, len(entries))
+		for i, e := range entries {
+			recs[i], vecs[i] = e.Record, e.Vector
+		}
+		return to.Upsert(ctx, recs, vecs)
+	}
 	flush := func() error {
-		if len(recs) == 0 {
+		if len(entries) == 0 {
 			return nil
 		}
-		err := to.Upsert(ctx, recs, vecs)
+		err := put()
 		var pe *foley.PartialError
 		if errors.As(err, &pe) {
 			sum.Refused = append(sum.Refused, pe.Failed...)
@@ -78,15 +96,15 @@ func Migrate(ctx context.Context, from, to foley.Store, o MigrateOptions) (Migra
 				refused[f.Index] = true
 			}
 		}
-		for i, v := range vecs {
+		for i, e := range entries {
 			if !refused[i] {
 				sum.Records++
-				if v != nil {
+				if e.Vector != nil {
 					sum.WithVectors++
 				}
 			}
 		}
-		recs, vecs = recs[:0], vecs[:0]
+		entries = entries[:0]
 		if o.Checkpoint != nil {
 			return o.Checkpoint(cursor, sum.Records)
 		}
@@ -97,8 +115,8 @@ func Migrate(ctx context.Context, from, to foley.Store, o MigrateOptions) (Migra
 			sum.Seconds = time.Since(start).Seconds()
 			return sum, err
 		}
-		recs, vecs, cursor = append(recs, e.Record), append(vecs, e.Vector), e.Cursor
-		if len(recs) == batch {
+		entries, cursor = append(entries, foley.Entry{Record: e.Record, Vector: e.Vector, File: e.File}), e.Cursor
+		if len(entries) == batch {
 			if err := flush(); err != nil {
 				sum.Seconds = time.Since(start).Seconds()
 				return sum, err

@@ -37,20 +37,25 @@ func verdicts(t *testing.T, loc string) verify.VerdictStore {
 	return v
 }
 
-// fill writes n records (every seventh without a vector) and two verdicts.
+// fill writes n records (every seventh without a vector, every fifth
+// from a file) and two verdicts.
 func fill(t *testing.T, l foley.Store, v verify.VerdictStore, n int) {
 	ctx := context.Background()
-	var recs []foley.SoundRecord
-	var vecs [][]float32
+	var entries []foley.Entry
 	for i := range n {
-		recs = append(recs, librarytest.Rec(fmt.Sprintf("r%04d", i), fmt.Sprintf("clip number %d", i)))
-		if i%7 == 3 {
-			vecs = append(vecs, nil)
-		} else {
-			vecs = append(vecs, librarytest.Unit(4, i%4, float32(i%5)/10))
+		id := fmt.Sprintf("r%04d", i)
+		e := foley.Entry{Record: librarytest.Rec(id, fmt.Sprintf("clip number %d", i))}
+		if i%7 != 3 {
+			e.Vector = librarytest.Unit(4, i%4, float32(i%5)/10)
 		}
+		if i%5 == 0 {
+			e.File = &foley.FileState{ID: id, Path: fmt.Sprintf("/sfx/%d.wav", i), Size: int64(i) << 20, MtimeNS: int64(i) * 1e9, SHA256: "sha" + id, MetaSHA256: "meta"}
+		}
+		entries = append(entries, e)
 	}
-	if err := l.Upsert(ctx, recs, vecs); err != nil {
+	if err := l.(interface {
+		Put(context.Context, []foley.Entry) error
+	}).Put(ctx, entries); err != nil {
 		t.Fatal(err)
 	}
 	for i, lvl := range []foley.VerifyLevel{foley.LevelListen, foley.LevelJudge} {
@@ -83,6 +88,9 @@ func same(t *testing.T, a, b foley.Store) {
 		}
 		if (w.Vector == nil) != (e.Vector == nil) || e.Record.Caption != w.Record.Caption || e.Record.License.LicenseID != w.Record.License.LicenseID {
 			t.Fatalf("%s differs: %+v vs %+v", e.Record.ID, e, w)
+		}
+		if (w.File == nil) != (e.File == nil) || w.File != nil && *w.File != *e.File {
+			t.Fatalf("%s: file state %+v, want %+v", e.Record.ID, e.File, w.File)
 		}
 		for i := range e.Vector {
 			if math.Abs(float64(e.Vector[i]-w.Vector[i])) > 1e-6 {

@@ -708,7 +708,9 @@ func (l *Library) Export(ctx context.Context, after string) iter.Seq2[foley.Expo
 }
 
 func (l *Library) exportPage(ctx context.Context, after string) ([]foley.Exported, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT r.id, r.record, v.dim, v.vec FROM records r LEFT JOIN vectors v ON v.key = r.key
+	rows, err := l.db.QueryContext(ctx, `SELECT r.id, r.record, v.dim, v.vec, r.path, coalesce(r.size, -1), coalesce(r.mtime_ns, 0),
+		coalesce(r.content_sha256, ''), coalesce(r.meta_sha256, '')
+		FROM records r LEFT JOIN vectors v ON v.key = r.key
 		WHERE r.id > ? ORDER BY r.id LIMIT ?`, after, exportPage)
 	if err != nil {
 		return nil, l.dbError(err)
@@ -719,7 +721,9 @@ func (l *Library) exportPage(ctx context.Context, after string) ([]foley.Exporte
 		var id, doc string
 		var dim sql.NullInt64
 		var blob []byte
-		if err := rows.Scan(&id, &doc, &dim, &blob); err != nil {
+		var path sql.NullString
+		f := FileState{}
+		if err := rows.Scan(&id, &doc, &dim, &blob, &path, &f.Size, &f.MtimeNS, &f.SHA256, &f.MetaSHA256); err != nil {
 			return nil, l.dbError(err)
 		}
 		r, err := decodeRecord(doc)
@@ -727,6 +731,10 @@ func (l *Library) exportPage(ctx context.Context, after string) ([]foley.Exporte
 			return nil, err
 		}
 		e := foley.Exported{Record: r, Cursor: id}
+		if path.Valid {
+			f.ID, f.Path = id, path.String
+			e.File = &f
+		}
 		if dim.Valid {
 			if e.Vector, err = decodeVector(blob, int(dim.Int64)); err != nil {
 				return nil, foley.Errorf(foley.Internal, "library %s: record %q: %v", l.path, id, err)

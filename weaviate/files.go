@@ -100,20 +100,29 @@ func (l *Library) Files(ctx context.Context) (map[string]foley.FileState, error)
 		if err != nil {
 			return nil, err
 		}
-		path, ok := o.props["path"].(string)
-		if !ok {
-			continue // a record stored without a file
+		if f := fileState(o.props); f != nil {
+			out[f.Path] = *f
 		}
-		f := foley.FileState{ID: o.text("record_id"), Path: path, Size: -1, SHA256: o.text("content_sha256"), MetaSHA256: o.text("meta_sha256")}
-		if n, err := strconv.ParseInt(o.text("size"), 10, 64); err == nil {
-			f.Size = n
-		}
-		if n, err := strconv.ParseInt(o.text("mtime_ns"), 10, 64); err == nil {
-			f.MtimeNS = n
-		}
-		out[path] = f
 	}
 	return out, nil
+}
+
+// fileState is the ingest bookkeeping in the properties of a record
+// object, nil for a record stored without a file.
+func fileState(props map[string]any) *foley.FileState {
+	path, ok := props["path"].(string)
+	if !ok {
+		return nil
+	}
+	o := scanned{props: props}
+	f := foley.FileState{ID: o.text("record_id"), Path: path, Size: -1, SHA256: o.text("content_sha256"), MetaSHA256: o.text("meta_sha256")}
+	if n, err := strconv.ParseInt(o.text("size"), 10, 64); err == nil {
+		f.Size = n
+	}
+	if n, err := strconv.ParseInt(o.text("mtime_ns"), 10, 64); err == nil {
+		f.MtimeNS = n
+	}
+	return &f
 }
 
 // withPath returns the UUIDs of the records of the file at path.

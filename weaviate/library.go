@@ -591,6 +591,9 @@ func (l *Library) export(ctx context.Context, after string, vectors bool) iter.S
 			for _, o := range objs {
 				r, err := l.decode(o.Properties)
 				e := foley.Exported{Record: r, Cursor: o.ID.String()}
+				if props, ok := o.Properties.(map[string]any); ok {
+					e.File = fileState(props)
+				}
 				if len(o.Vector) > 0 {
 					e.Vector = []float32(o.Vector)
 				}

@@ -57,8 +57,10 @@ destination must be empty or hold vectors of the same embedder. Records the
 destination refuses are listed and the exit status is then 1; the others are
 copied.
 
-Ingest bookkeeping (file sizes and times) is not copied: the first 'foley
-index' into the new library reads every file again.`,
+Each record keeps the state of the file it was ingested from (path, size,
+time, hashes), so 'foley index' of the same folders into the copy skips the
+files that did not change. Recorded ingest failures are not copied; the next
+'foley index' tries those files again.`,
 		Example: `  foley migrate --from ~/.local/share/foley/library.db --to weaviate://localhost:8080/Sounds
   foley migrate --from weaviate://db1:8080/Sounds --to backup.db --json
   FOLEY_WEAVIATE_API_KEY=... foley migrate --from sfx.db --to "weaviate://db:8080/Sfx?replicas=3&grpc=db:50051"`,

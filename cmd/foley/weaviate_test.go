@@ -61,11 +61,23 @@ func TestWeaviateCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "heavy_slam.wav") {
 		t.Errorf("search the copy: exit %d\n%s", code, out)
 	}
+	// The copy keeps the ingest bookkeeping: indexing the folder into it
+	// finds every file unchanged.
+	unchanged := func(lib string) {
+		t.Helper()
+		code, out, errs := foleyRun(t, "", "index", sfx, "--library", lib, "--license", "user-owned", "--json")
+		sum = struct{ Added, Unchanged, Failed int }{}
+		if err := json.Unmarshal([]byte(out), &sum); code != 0 || err != nil || sum.Unchanged != 4 || sum.Added != 0 {
+			t.Errorf("index into the copy %s: exit %d %+v %v\n%s", lib, code, sum, err, errs)
+		}
+	}
+	unchanged(file)
 	back := node.Location(weaviatetest.Class("CliBack"))
 	code, out, _ = foleyRun(t, "", "migrate", "--from", file, "--to", back)
 	if code != 0 || !strings.Contains(out, "RECORDS") {
 		t.Errorf("migrate back: exit %d\n%s", code, out)
 	}
+	unchanged(back)
 	code, out, _ = foleyRun(t, "", "show", "--library", back, "--json", firstID(t, file))
 	if code != 0 || !strings.Contains(out, `"id"`) {
 		t.Errorf("show from the copy back: exit %d\n%s", code, out)

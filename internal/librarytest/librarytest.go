@@ -361,6 +361,18 @@ func testExport(t *testing.T, b Backend) {
 	if err := l.Upsert(ctx, recs, vecs); err != nil {
 		t.Fatal(err)
 	}
+	// A record ingested from a file exports with the file's state.
+	p, ok := l.(interface {
+		Put(context.Context, []foley.Entry) error
+	})
+	if !ok {
+		t.Fatalf("%T cannot store a record with its file state", l)
+	}
+	file := foley.FileState{ID: "file", Path: "/sfx/Überraschung/door.wav", Size: 1 << 40, MtimeNS: 1764460800123456789, SHA256: "c0ffee", MetaSHA256: "meta"}
+	recs = append(recs, Rec("file", "from a file"))
+	if err := p.Put(ctx, []foley.Entry{{Record: recs[len(recs)-1], File: &file}}); err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
 	var cursors []string
 	for e, err := range l.Export(ctx, "") {
@@ -372,9 +384,16 @@ func testExport(t *testing.T, b Backend) {
 		}
 		seen[e.Record.ID] = true
 		cursors = append(cursors, e.Cursor)
-		if e.Record.ID == "novec" {
+		if e.Record.ID == "file" {
+			if e.File == nil || *e.File != file {
+				t.Errorf("file state %+v, want %+v", e.File, file)
+			}
+		} else if e.File != nil {
+			t.Errorf("%s: file state %+v for a record stored without a file", e.Record.ID, e.File)
+		}
+		if e.Record.ID == "novec" || e.Record.ID == "file" {
 			if e.Vector != nil {
-				t.Errorf("novec has a vector")
+				t.Errorf("%s has a vector", e.Record.ID)
 			}
 			continue
 		}
