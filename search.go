@@ -91,6 +91,21 @@ func CheckUpsert(r *SoundRecord, vector []float32) error {
 // another embedder than the one at hand.
 const ReindexHint = "re-index with the same embedder, or run `foley index DIR --reembed` to embed the whole library again with the new one"
 
+// CheckEmbedder refuses, as Invalid, a query vector q made by model when
+// the library's vectors were made by libModel with libDim dimensions. A
+// library without vectors yet (libModel "") takes any query. op, when not
+// "", begins the message.
+func CheckEmbedder(op, libModel string, libDim int, model string, q []float32) error {
+	if libModel == "" || (model == libModel && len(q) == libDim) {
+		return nil
+	}
+	if op != "" {
+		op += ": "
+	}
+	return Errorf(Invalid, "%sthe library's vectors were made by %s (%d dimensions) but the query by %s (%d); query with the library's embedder, or %s",
+		op, libModel, libDim, model, len(q), ReindexHint)
+}
+
 // SearchFields are the words of a record that full-text search matches, in
 // four fields weighted apart: the caption, the tags, the file name split
 // into words, and the UCS category (split, and whole).

@@ -44,13 +44,10 @@ func (l *Library) Search(ctx context.Context, q foley.SearchQuery) ([]foley.Cand
 	}
 	if q.Vector != nil {
 		model, dim := l.Embedding()
-		switch {
-		case model == "":
-			// No vectors yet: the text list alone.
-		case q.Model != model || len(q.Vector) != dim:
-			return nil, foley.Errorf(foley.Invalid, "search: the library's vectors were made by %s (%d dimensions) but the query by %s (%d); query with the library's embedder, or %s",
-				model, dim, q.Model, len(q.Vector), foley.ReindexHint)
-		default:
+		if err := foley.CheckEmbedder("search", model, dim, q.Model, q.Vector); err != nil {
+			return nil, err
+		}
+		if model != "" { // else no vectors yet: the text list alone
 			if err := l.vectors.sync(ctx, l.db, model, dim); err != nil {
 				return nil, l.dbError(err)
 			}
@@ -210,8 +207,8 @@ func (l *Library) Cosines(ctx context.Context, ids []string, q []float32, model 
 	if lm == "" || len(ids) == 0 {
 		return out, nil
 	}
-	if model != lm || len(q) != dim {
-		return nil, foley.Errorf(foley.Invalid, "the library's vectors were made by %s (%d dimensions) but the query by %s (%d); %s", lm, dim, model, len(q), foley.ReindexHint)
+	if err := foley.CheckEmbedder("", lm, dim, model, q); err != nil {
+		return nil, err
 	}
 	if err := l.vectors.sync(ctx, l.db, lm, dim); err != nil {
 		return nil, l.dbError(err)

@@ -56,17 +56,10 @@ func (l *Library) scan(ctx context.Context, class string, props ...string) iter.
 			if after != "" {
 				get = get.WithAfter(after)
 			}
-			res, err := get.Do(ctx)
-			if err == nil {
-				err = gqlError(res)
-			}
 			var out struct {
 				Get map[string][]map[string]any
 			}
-			if err == nil {
-				err = redecode(res.Data, &out)
-			}
-			if err != nil {
+			if err := runGQL(ctx, get, &out); err != nil {
 				yield(scanned{}, l.wrap("reading "+class, err))
 				return
 			}
@@ -145,10 +138,6 @@ func (l *Library) withPath(ctx context.Context, path string) ([]string, error) {
 	get := l.c.GraphQL().Get().WithClassName(l.loc.Class).WithLimit(foley.MaxK).
 		WithWhere(filters.Where().WithPath([]string{"path"}).WithOperator(filters.Equal).WithValueText(path)).
 		WithFields(graphql.Field{Name: "path"}, graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "id"}}})
-	res, err := get.Do(ctx)
-	if err == nil {
-		err = gqlError(res)
-	}
 	var out struct {
 		Get map[string][]struct {
 			Path       string `json:"path"`
@@ -157,10 +146,7 @@ func (l *Library) withPath(ctx context.Context, path string) ([]string, error) {
 			} `json:"_additional"`
 		}
 	}
-	if err == nil {
-		err = redecode(res.Data, &out)
-	}
-	if err != nil {
+	if err := runGQL(ctx, get, &out); err != nil {
 		return nil, l.wrap("finding the records of "+path, err)
 	}
 	for _, o := range out.Get[l.loc.Class] {

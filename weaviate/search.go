@@ -23,24 +23,29 @@ var metaCount = graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "coun
 
 func strfmtUUID(s string) strfmt.UUID { return strfmt.UUID(s) }
 
-// gqlError is the error a GraphQL response carries, or nil.
-func gqlError(res *models.GraphQLResponse) error {
+// gqlRequest is a GraphQL query the client builds: Get or Aggregate.
+type gqlRequest interface {
+	Do(ctx context.Context) (*models.GraphQLResponse, error)
+}
+
+// runGQL sends req and decodes the data of its response into v. Errors the
+// response carries are Invalid: Weaviate refused the query.
+func runGQL(ctx context.Context, req gqlRequest, v any) error {
+	res, err := req.Do(ctx)
+	if err != nil {
+		return err
+	}
 	if res == nil {
 		return errors.New("no response")
 	}
-	if len(res.Errors) == 0 {
-		return nil
+	if len(res.Errors) > 0 {
+		var msgs []string
+		for _, e := range res.Errors {
+			msgs = append(msgs, e.Message)
+		}
+		return foley.Errorf(foley.Invalid, "Weaviate refused the query: %s", strings.Join(msgs, "; "))
 	}
-	var msgs []string
-	for _, e := range res.Errors {
-		msgs = append(msgs, e.Message)
-	}
-	return foley.Errorf(foley.Invalid, "Weaviate refused the query: %s", strings.Join(msgs, "; "))
-}
-
-// redecode converts a GraphQL response's data to a typed value.
-func redecode(data any, v any) error {
-	b, err := json.Marshal(data)
+	b, err := json.Marshal(res.Data)
 	if err != nil {
 		return err
 	}
@@ -121,12 +126,11 @@ func (l *Library) Search(ctx context.Context, q foley.SearchQuery) ([]foley.Cand
 			}
 			model, dim = l.Embedding()
 		}
-		switch {
-		case model == "":
+		if err := foley.CheckEmbedder("search", model, dim, q.Model, q.Vector); err != nil {
+			return nil, err
+		}
+		if model == "" {
 			vector = nil // no vectors yet: the text list alone
-		case q.Model != model || len(q.Vector) != dim:
-			return nil, foley.Errorf(foley.Invalid, "search: the library's vectors were made by %s (%d dimensions) but the query by %s (%d); query with the library's embedder, or %s",
-				model, dim, q.Model, len(q.Vector), foley.ReindexHint)
 		}
 	}
 	if words == "" && vector == nil {
@@ -208,17 +212,10 @@ const hybridDepth = 100
 
 // query runs a Get query and returns its results.
 func (l *Library) query(ctx context.Context, get *graphql.GetBuilder) ([]hit, error) {
-	res, err := get.Do(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := gqlError(res); err != nil {
-		return nil, err
-	}
 	var out struct {
 		Get map[string][]hit
 	}
-	if err := redecode(res.Data, &out); err != nil {
+	if err := runGQL(ctx, get, &out); err != nil {
 		return nil, err
 	}
 	return out.Get[l.loc.Class], nil
@@ -268,8 +265,8 @@ func (l *Library) Cosines(ctx context.Context, ids []string, q []float32, model 
 	if lm == "" || len(ids) == 0 {
 		return out, nil
 	}
-	if model != lm || len(q) != dim {
-		return nil, foley.Errorf(foley.Invalid, "the library's vectors were made by %s (%d dimensions) but the query by %s (%d); %s", lm, dim, model, len(q), foley.ReindexHint)
+	if err := foley.CheckEmbedder("", lm, dim, model, q); err != nil {
+		return nil, err
 	}
 	uuids := make([]string, len(ids))
 	byUUID := make(map[string]string, len(ids))

@@ -54,11 +54,8 @@ const maxGroups = 1_000_000
 // lowercase for filters, groups by the licence table's ids.
 func (l *Library) groupCounts(ctx context.Context, prop string, into map[string]int) error {
 	for limit := groupLimit; ; limit *= 10 {
-		res, err := l.c.GraphQL().Aggregate().WithClassName(l.loc.Class).WithGroupBy(prop).WithLimit(limit).
-			WithFields(metaCount, graphql.Field{Name: "groupedBy", Fields: []graphql.Field{{Name: "value"}}}).Do(ctx)
-		if err == nil {
-			err = gqlError(res)
-		}
+		agg := l.c.GraphQL().Aggregate().WithClassName(l.loc.Class).WithGroupBy(prop).WithLimit(limit).
+			WithFields(metaCount, graphql.Field{Name: "groupedBy", Fields: []graphql.Field{{Name: "value"}}})
 		var out struct {
 			Aggregate map[string][]struct {
 				GroupedBy struct {
@@ -69,10 +66,7 @@ func (l *Library) groupCounts(ctx context.Context, prop string, into map[string]
 				} `json:"meta"`
 			}
 		}
-		if err == nil {
-			err = redecode(res.Data, &out)
-		}
-		if err != nil {
+		if err := runGQL(ctx, agg, &out); err != nil {
 			return l.wrap("counting records by "+prop, err)
 		}
 		rows := out.Aggregate[l.loc.Class]
@@ -93,10 +87,6 @@ func (l *Library) countWhere(ctx context.Context, class string, w *filters.Where
 	if w != nil {
 		agg = agg.WithWhere(w)
 	}
-	res, err := agg.Do(ctx)
-	if err == nil {
-		err = gqlError(res)
-	}
 	var out struct {
 		Aggregate map[string][]struct {
 			Meta struct {
@@ -104,10 +94,7 @@ func (l *Library) countWhere(ctx context.Context, class string, w *filters.Where
 			} `json:"meta"`
 		}
 	}
-	if err == nil {
-		err = redecode(res.Data, &out)
-	}
-	if err != nil {
+	if err := runGQL(ctx, agg, &out); err != nil {
 		return 0, l.wrap("counting "+class, err)
 	}
 	if rows := out.Aggregate[class]; len(rows) > 0 {
