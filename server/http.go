@@ -66,8 +66,8 @@ func Handler(svc *Service, cfg Config) http.Handler {
 	mux.HandleFunc("GET /v1/health", h.health)
 	mux.HandleFunc("GET /v1/openapi.json", h.openapi)
 	mux.HandleFunc("GET /v1/search", h.auth(h.search))
-	mux.HandleFunc("POST /v1/verify", h.auth(h.limited(h.verify)))
-	mux.HandleFunc("POST /v1/find", h.auth(h.limited(h.find)))
+	mux.HandleFunc("POST /v1/verify", h.auth(h.limited(post(h, svc.Verify))))
+	mux.HandleFunc("POST /v1/find", h.auth(h.limited(post(h, svc.Find))))
 	mux.HandleFunc("GET /v1/sounds/{id}", h.auth(h.sound))
 	mux.HandleFunc("GET /v1/sounds/{id}/audio", h.auth(h.audio))
 	if cfg.MCP != nil {
@@ -327,30 +327,21 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"results": res})
 }
 
-func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
-	var req VerifyRequest
-	if !h.decode(w, r, &req) {
-		return
+// post serves a JSON endpoint: the request body decodes into a Req, and
+// call's answer is the response.
+func post[Req, Resp any](h *handler, call func(context.Context, Req) (Resp, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req Req
+		if !h.decode(w, r, &req) {
+			return
+		}
+		resp, err := call(r.Context(), req)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, resp)
 	}
-	resp, err := h.svc.Verify(r.Context(), req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, resp)
-}
-
-func (h *handler) find(w http.ResponseWriter, r *http.Request) {
-	var req FindRequest
-	if !h.decode(w, r, &req) {
-		return
-	}
-	resp, err := h.svc.Find(r.Context(), req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, resp)
 }
 
 func (h *handler) sound(w http.ResponseWriter, r *http.Request) {
