@@ -72,8 +72,9 @@ type Library interface {
 
 // Store is a Library as the commands use it, whatever its backend: it also
 // says where it is and which embedder made its vectors, scores given
-// records against a query vector, and hands its records over with their
-// vectors, for copying to another backend.
+// records against a query vector, and hands its records over and takes
+// them back with their vectors and file states, for copying between
+// backends.
 type Store interface {
 	Library
 	// Location is where the library is: a file path or a weaviate:// URL.
@@ -89,6 +90,11 @@ type Store interface {
 	// order, starting after the record whose Cursor is after ("" for the
 	// start), so that a copy can resume where it stopped.
 	Export(ctx context.Context, after string) iter.Seq2[Exported, error]
+	// Put stores records with their vectors and, for records ingested
+	// from files, the file states Export hands back. A backend that checks
+	// each record on its own may store some and refuse others: the error
+	// is then a *PartialError that names them.
+	Put(ctx context.Context, entries []Entry) error
 }
 
 // Exported is a record handed over by Store.Export.

@@ -36,16 +36,10 @@ type MigrateSummary struct {
 	Seconds     float64             `json:"seconds"`
 }
 
-// putter is a library that stores records with their file state: both
-// backends are.
-type putter interface {
-	Put(ctx context.Context, entries []foley.Entry) error
-}
-
 // Migrate copies every record of from, with its vector and the state of
 // the file it was ingested from, into to, then the verdict cache. The file
-// state lets the first ingest into the copy skip files that did not change
-// (a destination that cannot store it gets the records and vectors). Writes are upserts by id, so running it again after an
+// state lets the first ingest into the copy skip files that did not
+// change. Writes are upserts by id, so running it again after an
 // interruption, with After set to the last checkpoint, completes the copy
 // without duplicates. A destination that holds vectors of another
 // embedder is refused before anything is written.
@@ -66,22 +60,11 @@ func Migrate(ctx context.Context, from, to foley.Store, o MigrateOptions) (Migra
 	}
 	var entries []foley.Entry
 	cursor := ""
-	put := func() error {
-		if p, ok := to.(putter); ok {
-			return p.Put(ctx, entries)
-		}
-		recs := make([]foley.SoundRecord, len(entries))
-		vecs := make([][]float32, len(entries))
-		for i, e := range entries {
-			recs[i], vecs[i] = e.Record, e.Vector
-		}
-		return to.Upsert(ctx, recs, vecs)
-	}
 	flush := func() error {
 		if len(entries) == 0 {
 			return nil
 		}
-		err := put()
+		err := to.Put(ctx, entries)
 		var pe *foley.PartialError
 		if errors.As(err, &pe) {
 			sum.Refused = append(sum.Refused, pe.Failed...)

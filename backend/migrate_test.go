@@ -53,9 +53,7 @@ func fill(t *testing.T, l foley.Store, v verify.VerdictStore, n int) {
 		}
 		entries = append(entries, e)
 	}
-	if err := l.(interface {
-		Put(context.Context, []foley.Entry) error
-	}).Put(ctx, entries); err != nil {
+	if err := l.Put(ctx, entries); err != nil {
 		t.Fatal(err)
 	}
 	for i, lvl := range []foley.VerifyLevel{foley.LevelListen, foley.LevelJudge} {

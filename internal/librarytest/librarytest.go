@@ -362,15 +362,9 @@ func testExport(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	// A record ingested from a file exports with the file's state.
-	p, ok := l.(interface {
-		Put(context.Context, []foley.Entry) error
-	})
-	if !ok {
-		t.Fatalf("%T cannot store a record with its file state", l)
-	}
 	file := foley.FileState{ID: "file", Path: "/sfx/Überraschung/door.wav", Size: 1 << 40, MtimeNS: 1764460800123456789, SHA256: "c0ffee", MetaSHA256: "meta"}
 	recs = append(recs, Rec("file", "from a file"))
-	if err := p.Put(ctx, []foley.Entry{{Record: recs[len(recs)-1], File: &file}}); err != nil {
+	if err := l.Put(ctx, []foley.Entry{{Record: recs[len(recs)-1], File: &file}}); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
